@@ -7,6 +7,7 @@
 //! findings per partition; nothing below this module imports them, so the stages form a
 //! line, not a web. `scan` and `verify` both run [`analyse`].
 
+use crate::cluster::leadership::ClusterHistory;
 use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{self, Inventory};
 use crate::results::{ScanOptions, ScanReport};
@@ -14,9 +15,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// A cluster check: reads the finished per-partition results (and the inventory, for the
-/// files only it decodes) and returns findings keyed by partition index.
-pub(crate) type ClusterCheck =
-    fn(&ScanReport, &Inventory, &ScanOptions) -> BTreeMap<usize, Vec<crate::Finding>>;
+/// files only it decodes, and the run's one replay of each cluster's KRaft metadata log)
+/// and returns findings keyed by partition index.
+pub(crate) type ClusterCheck = fn(
+    &ScanReport,
+    &Inventory,
+    &ScanOptions,
+    &[ClusterHistory],
+) -> BTreeMap<usize, Vec<crate::Finding>>;
 
 /// The cluster checks, in the order they run. Each sees the findings of the ones before
 /// it (the coordinator's confirmation changes `hanging_transaction` in place). The
@@ -142,7 +148,7 @@ pub(crate) fn run_cluster_checks_with(
     // Tiered partitions' ranges first: the consumers' check reads a tiered log's start.
     crate::cluster::tiering::ranges(report, inv, opts, replayed);
     for (_, check) in cluster_checks() {
-        let extra = check(report, inv, opts);
+        let extra = check(report, inv, opts, &histories);
         report.add_partition_findings(extra);
     }
     // Tiered storage: the __remote_log_metadata replay against each replica.
@@ -165,16 +171,11 @@ pub(crate) fn run_cluster_checks_with(
 /// ([`crate::cluster::coordinator::LeaderCopies::of`] says when else none is chosen).
 fn coordinator_leaders(
     inv: &Inventory,
-    histories: &[crate::cluster::leadership::ClusterHistory],
+    histories: &[ClusterHistory],
 ) -> crate::cluster::coordinator::LeaderCopies {
     use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
-    use crate::discover::identity::same_cluster;
     LeaderCopies::of(inv, |source, partition| {
-        let mut of_cluster =
-            (histories.iter()).filter(|h| same_cluster(&h.source, source).is_same());
-        let (h, None) = (of_cluster.next()?, of_cluster.next()) else {
-            return None;
-        };
+        let h = ClusterHistory::of_cluster(histories, source)?;
         let (t, now) = h.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
         Some(NamedLeader {
             broker: now.leader,

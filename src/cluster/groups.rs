@@ -2,22 +2,34 @@
 //! the report, from the anomalies each partition's replay kept (`partition::groups`), or a
 //! replay of the directory when its results came without them.
 
+use crate::cluster::leadership::ClusterHistory;
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::Finding;
 use crate::partition::groups::check;
 use crate::partition::groups::load::{is_offsets_dir, replay_partition_dir};
 use crate::partition::results::ScanOptions;
+use crate::partition::walked::GroupAnomaly as Anomaly;
 use crate::read::format::groups::CONSUMER_OFFSETS_TOPIC;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
+/// The first `metadata.version` level only Kafka 4.1.0 and later support (`MetadataVersion.
+/// IBP_4_1_IV0`).
+const METADATA_VERSION_4_1: i16 = 26;
+
 /// The pipeline's cluster check: the group findings of every `__consumer_offsets`
 /// partition the scan read, keyed by the partition's index in the report.
+///
+/// A copy whose cluster's KRaft metadata log (`histories`) finalizes a `metadata.version` of
+/// 4.1 or later is loaded by no 4.0 broker (`ClusterControlManager.registerBroker` refuses a
+/// broker that does not support the finalized level), so the failures only Kafka 4.0's load
+/// meets (KAFKA-19453) are dropped for it; without such a log they stay, scoped to 4.0.
 pub fn cluster_check(
     report: &ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
+    histories: &[ClusterHistory],
 ) -> BTreeMap<usize, Vec<Finding>> {
     let index: BTreeMap<String, usize> = report
         .partitions
@@ -39,11 +51,23 @@ pub fn cluster_check(
         .filter_map(|p| {
             let i = *index.get(&p.path.display().to_string())?;
             let r = &report.partitions[i];
+            let past_4_0 = ClusterHistory::of_cluster(histories, &r.source)
+                .and_then(ClusterHistory::metadata_version)
+                .is_some_and(|l| l >= METADATA_VERSION_4_1);
+            let of = |a: &[Anomaly]| match past_4_0 {
+                true => {
+                    let a: Vec<Anomaly> = (a.iter())
+                        .filter(|a| !a.fails_only_in_kafka_4_0())
+                        .cloned()
+                        .collect();
+                    check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, &a)
+                }
+                false => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
+            };
             let f = match &r.carried.cluster_inputs.group_anomalies {
-                Some(a) => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
+                Some(a) => of(a),
                 None => {
-                    let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
-                    check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r)
+                    of(&replay_partition_dir(p, opts.max_bytes, opts.max_decompressed).anomalies)
                 }
             };
             Some((i, f))

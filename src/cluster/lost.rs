@@ -558,6 +558,7 @@ pub fn check(
     report: &ScanReport,
     inv: &Inventory,
     _opts: &ScanOptions,
+    _histories: &[crate::cluster::leadership::ClusterHistory],
 ) -> BTreeMap<usize, Vec<Finding>> {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     let candidates: Vec<usize> = (0..report.partitions.len())

@@ -486,7 +486,7 @@ fn to_finding(
 /// findings, keeping `finding_range`s and the summary counts right.
 #[cfg(feature = "testkit")]
 pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let extra = check(report, inv, opts);
+    let extra = check(report, inv, opts, &[]);
     report.add_partition_findings(extra);
 }
 
@@ -505,6 +505,7 @@ pub fn check(
     report: &ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
+    _histories: &[crate::cluster::leadership::ClusterHistory],
 ) -> BTreeMap<usize, Vec<Finding>> {
     let pairs = replica_pairs(report, inv);
     if pairs.is_empty() {

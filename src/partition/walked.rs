@@ -236,6 +236,18 @@ pub struct GroupAnomaly {
     pub severity: Option<Severity>,
 }
 
+impl GroupAnomaly {
+    /// Whether only Kafka 4.0's load throws on this record (`load_fails_in:
+    /// kafka_4_before_kafka_19453`: a share record of a group or member the load does not
+    /// hold, which 4.1.0 and later skip).
+    pub(crate) fn fails_only_in_kafka_4_0(&self) -> bool {
+        use crate::finding::evidence::{LoadFailsIn, LoadJoint, read_value};
+        self.load_fails
+            && read_value::<LoadJoint>(&self.evidence).load_fails_in
+                == LoadFailsIn::Kafka4BeforeKafka19453
+    }
+}
+
 /// A consumer of an internal topic's records in offset order (the group replay).
 pub(crate) trait RecordSink {
     /// One record; `segment` is its segment's file name.

@@ -275,9 +275,17 @@ impl Coord {
 
     /// Write broker 1's log dir and read it back.
     fn load(&self) -> Loaded {
+        self.load_with(None)
+    }
+
+    /// [`Coord::load`], the log dir holding `metadata` too (a `__cluster_metadata-0` copy).
+    fn load_with(&self, metadata: Option<PartitionBuilder>) -> Loaded {
         let mut ld = LogDirBuilder::new(1);
         for (n, log) in &self.logs {
             ld = ld.partition(partition(log, *n));
+        }
+        if let Some(m) = metadata {
+            ld = ld.partition(m);
         }
         let mut brokers = Brokers::new();
         brokers.write(1, "data", ld, None);

@@ -163,7 +163,7 @@ fn a_coordinator_partition_outside_the_selection_is_read_once_for_both_checks() 
     coordinator::annotate_models(&mut split, &models, &inv, &only_a);
     coordinator::cluster::check_models(&mut split, models, &inv, &only_a);
     for (_, check) in pipeline::cluster_checks() {
-        let extra = check(&split, &inv, &only_a);
+        let extra = check(&split, &inv, &only_a, &[]);
         split.add_partition_findings(extra);
     }
     assert_eq!(contents(&split), contents(&whole));

@@ -35,13 +35,15 @@ use std::collections::BTreeMap;
 /// The pipeline's cluster check: the consumer findings, keyed by the index of the partition
 /// each names (the data partition, or the `__consumer_offsets` partition of a pending
 /// commit). It runs after the coordinator's confirmation, so it reads the final
-/// `hanging_transaction` verdicts.
+/// `hanging_transaction` verdicts; the leader-epoch lineage of the KRaft metadata log comes
+/// from the pipeline's one replay of it (`histories`).
 pub fn cluster_check(
     report: &ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
+    histories: &[crate::cluster::leadership::ClusterHistory],
 ) -> BTreeMap<usize, Vec<Finding>> {
-    let view = build(report, inv, opts, &ConsumersOptions::default());
+    let view = view::build_over(report, inv, opts, &ConsumersOptions::default(), histories);
     let mut out = rules::findings(&view, report);
     for (i, found) in share::findings(report, inv) {
         out.entry(i).or_default().extend(found);

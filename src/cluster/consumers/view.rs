@@ -2,6 +2,7 @@
 //! `__consumer_offsets`, held against the data partition it names (same cluster only).
 
 use super::lineage::{CheckpointLineage, ClusterLineage, Lineage, LineageSource, MetadataEpochs};
+use crate::cluster::leadership::ClusterHistory;
 use crate::cluster::report::ScanReport;
 use crate::discover::identity::{ClusterKey, Identities, same_cluster, transaction_partition_for};
 use crate::discover::layout::{Inventory, PartitionDir};
@@ -315,16 +316,10 @@ impl Context<'_> {
 /// nothing from it.
 fn metadata_epochs(
     report: &ScanReport,
-    inv: &Inventory,
-    scan: &ScanOptions,
+    histories: &[ClusterHistory],
     by_tp: &HashMap<(&str, i32), Vec<usize>>,
     dirs: &HashMap<String, &PartitionDir>,
 ) -> HashMap<String, MetadataEpochs> {
-    if !inv.partitions.iter().any(|p| p.is_kraft_metadata()) {
-        return HashMap::new();
-    }
-    let histories =
-        crate::cluster::leadership::load_all(inv, scan.max_bytes, scan.max_decompressed);
     let mut out = HashMap::new();
     for (&(topic, partition), copies) in by_tp {
         for &i in copies {
@@ -446,12 +441,33 @@ pub(crate) fn hanging_of(report: &ScanReport, i: usize) -> Vec<Hanging> {
 
 /// Build the view from a finished scan (`report`) of `inv`: the groups and commits each
 /// `__consumer_offsets` copy's load ends with (kept by the scan's walk), held against the
-/// partitions the scan read.
+/// partitions the scan read. It replays the inputs' KRaft metadata logs for the leader-epoch
+/// lineage; the pipeline's check hands in its own replay instead (`build_over`).
 pub fn build(
     report: &ScanReport,
     inv: &Inventory,
     scan: &ScanOptions,
     opts: &ConsumersOptions,
+) -> ConsumerView {
+    if offsets_copies(report).is_empty() {
+        return ConsumerView::default();
+    }
+    let histories = if inv.partitions.iter().any(|p| p.is_kraft_metadata()) {
+        crate::cluster::leadership::load_all(inv, scan.max_bytes, scan.max_decompressed)
+    } else {
+        Vec::new()
+    };
+    build_over(report, inv, scan, opts, &histories)
+}
+
+/// [`build`] over `histories`, the replay of each cluster's KRaft metadata log in `inv`
+/// (`cluster::leadership::load_all`).
+pub(crate) fn build_over(
+    report: &ScanReport,
+    inv: &Inventory,
+    scan: &ScanOptions,
+    opts: &ConsumersOptions,
+    histories: &[ClusterHistory],
 ) -> ConsumerView {
     let copies = offsets_copies(report);
     let mut view = ConsumerView::default();
@@ -479,7 +495,7 @@ pub fn build(
                 .flatten()
                 .filter_map(|&i| dirs.get(&report.partitions[i].path).copied()),
         ),
-        metadata_epochs(report, inv, scan, &by_tp, &dirs),
+        metadata_epochs(report, histories, &by_tp, &dirs),
     );
     let mut cx = Context {
         report,

@@ -52,7 +52,7 @@ impl RegisteredDirs {
         RegisteredDirs {
             source: h.source.clone(),
             end_offset: h.log.end_offset,
-            metadata_version: h.history.metadata_versions.last().map(|(_, l)| *l),
+            metadata_version: h.metadata_version(),
             brokers: h.history.brokers.iter().map(|e| e.broker).collect(),
             owners,
         }

@@ -45,7 +45,7 @@ pub use load::{MetadataLog, QuorumEvent, QuorumState, SnapshotId, Undecodable};
 pub use replay::{History, MetaEntry, PartitionState, Step, Timeline};
 
 use crate::cluster::report::ScanReport;
-use crate::discover::identity::{ClusterKey, Identities};
+use crate::discover::identity::{ClusterKey, Identities, same_cluster};
 use crate::discover::layout::Inventory;
 use crate::finding::Source;
 use std::collections::BTreeMap;
@@ -75,6 +75,24 @@ impl ClusterHistory {
             elections,
             quorum_states: Vec::new(),
         }
+    }
+
+    /// The history of `source`'s cluster among `histories`, when exactly one speaks for it
+    /// (`None`: none, or two that `same_cluster` cannot tell apart).
+    pub fn of_cluster<'h>(histories: &'h [ClusterHistory], source: &Source) -> Option<&'h Self> {
+        let mut of = histories
+            .iter()
+            .filter(|h| same_cluster(&h.source, source).is_same());
+        match (of.next(), of.next()) {
+            (Some(h), None) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// `metadata.version` as the replayed log leaves it (its last `FeatureLevelRecord`;
+    /// `None`: the log sets none).
+    pub fn metadata_version(&self) -> Option<i16> {
+        self.history.metadata_versions.last().map(|(_, l)| *l)
     }
 
     /// The timeline of `topic`-`partition`: its live incarnation, else the newest removed one.

@@ -135,6 +135,33 @@ fn assert_fails_before_19453(l: &Loaded, offset: i64, kafka_message: &str, rejec
 /// one): nothing to report.
 #[test]
 fn a_departed_share_member_cleaned_to_its_tombstones_fails_kafka_4_0_only() {
+    let c = restarted_consumer();
+    let check = |l: &Loaded| {
+        let g = l.group(SG);
+        assert_eq!((g.group_type, g.epoch), (GroupType::Share, 3));
+        assert_eq!(g.members.keys().collect::<Vec<_>>(), ["s2"]);
+    };
+
+    let l = cleaned(&c).load();
+    assert_fails_before_19453(&l, 5, &format!("Share group {SG} not found."), 3);
+    check(&l);
+
+    let l = c.load();
+    l.assert_no_group_finding();
+    l.assert_no_alarm();
+    check(&l);
+
+    let mut written_by_4_1 = c.clone();
+    written_by_4_1.batch(SG, vec![share_state(SG)]);
+    let l = cleaned(&written_by_4_1).load();
+    l.assert_no_group_finding();
+    l.assert_no_alarm();
+    check(&l);
+}
+
+/// The share group of [`a_departed_share_member_cleaned_to_its_tombstones_fails_kafka_4_0_only`]:
+/// `s1` leaves, `s2` joins.
+fn restarted_consumer() -> Coord {
     let mut c = Coord::new();
     c.batch(
         SG,
@@ -159,27 +186,38 @@ fn a_departed_share_member_cleaned_to_its_tombstones_fails_kafka_4_0_only() {
             share_current(SG, "s2", 3, 0, &[0, 1]),
         ],
     );
-    let check = |l: &Loaded| {
-        let g = l.group(SG);
-        assert_eq!((g.group_type, g.epoch), (GroupType::Share, 3));
-        assert_eq!(g.members.keys().collect::<Vec<_>>(), ["s2"]);
+    c
+}
+
+/// The cleaned log of the first case in a KRaft cluster whose metadata log finalizes
+/// `metadata.version` 4.1-IV0 (level 26): no 4.0 broker joins such a cluster
+/// (`ClusterControlManager.registerBroker` refuses a broker that does not support the
+/// finalized level), so no load throws and nothing is reported; 4.1+ loads `s2`'s group.
+/// Near miss: the same log at 4.0-IV3 (level 25), which 4.0 and 4.1 brokers alike may run:
+/// the 4.0 failure stays.
+#[test]
+fn a_cluster_at_metadata_version_4_1_meets_no_kafka_4_0_share_failure() {
+    use crate::kafka_quiet_cluster_cases::kraft::metadata_version;
+    use crate::kafka_quiet_kraft_cases::{Step, copy, data};
+    let c = restarted_consumer();
+    let at = |level: i16| {
+        let steps = vec![
+            Step::Elect {
+                leader: 3000,
+                voters: vec![3000],
+                granting: vec![3000],
+            },
+            data(vec![metadata_version(level)]),
+        ];
+        cleaned(&c).load_with(Some(copy(&steps, 0)))
     };
 
-    let l = cleaned(&c).load();
+    let l = at(26);
+    l.assert_no_group_finding();
+    assert_eq!(l.group(SG).members.keys().collect::<Vec<_>>(), ["s2"]);
+
+    let l = at(25);
     assert_fails_before_19453(&l, 5, &format!("Share group {SG} not found."), 3);
-    check(&l);
-
-    let l = c.load();
-    l.assert_no_group_finding();
-    l.assert_no_alarm();
-    check(&l);
-
-    let mut written_by_4_1 = c.clone();
-    written_by_4_1.batch(SG, vec![share_state(SG)]);
-    let l = cleaned(&written_by_4_1).load();
-    l.assert_no_group_finding();
-    l.assert_no_alarm();
-    check(&l);
 }
 
 /// Two members, `s1` leaves: `s2`'s member metadata value (never rewritten) keeps the group

@@ -107,10 +107,6 @@ impl Replay {
         if !self.share_state_seen {
             return;
         }
-        self.anomalies.retain(|a| {
-            !a.load_fails
-                || evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in
-                    != LoadFailsIn::Kafka4BeforeKafka19453
-        });
+        self.anomalies.retain(|a| !a.fails_only_in_kafka_4_0());
     }
 }
