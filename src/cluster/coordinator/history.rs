@@ -206,7 +206,11 @@ pub fn valid_transition(prev: TxnState, cur: TxnState, tv2: bool) -> bool {
 
 /// Whether `cur`'s epoch is one a transition from `prev` (same producer id, epoch not
 /// lower) writes: `TransactionMetadata.prepareAddPartitions` keeps the epoch (Ongoing),
-/// `prepareIncrementProducerEpoch` adds one (Empty, InitProducerId; or keeps it),
+/// `prepareIncrementProducerEpoch` adds one (Empty, InitProducerId; or keeps it) but never
+/// from an exhausted epoch (≥ [`EXHAUSTED_EPOCH`], `isProducerEpochExhausted`: it throws, and
+/// `TransactionCoordinator.handleInitProducerId` rotates to a new producer id at epoch 0
+/// instead, `prepareProducerIdRotation`;
+/// `TransactionMetadataTest.testBumpEpochNotAllowedIfEpochsExhausted`),
 /// `prepareAbortOrCommit` adds one under TV2 and keeps it before (PrepareCommit), a fence
 /// adds one more (`prepareFenceProducerEpoch`: a PrepareAbort after Ongoing, +0 or +1 before
 /// TV2, +1 or +2 under it; after Empty or a Complete* only TV2 aborts, +1), and
@@ -217,7 +221,11 @@ fn epoch_step_ok(prev: &TxnSnapshot, cur: &TxnSnapshot, tv2: bool) -> bool {
     let d = i32::from(cur.producer_epoch) - i32::from(prev.producer_epoch);
     match cur.state {
         Ongoing => d == 0,
-        Empty => d == 0 || d == 1,
+        // Only InitProducerId writes Empty: the epochs past 32766 that Kafka does write (the
+        // fence of a timeout abort, the TV2 EndTxn bump; KAFKA-20090, KAFKA-20310) are
+        // Prepare*/Complete* values. Keeping the epoch stays legal at 32766: an Empty whose
+        // append failed after reaching the log is written again at the same epoch.
+        Empty => d == 0 || (d == 1 && prev.producer_epoch < EXHAUSTED_EPOCH),
         PrepareCommit => d == i32::from(tv2),
         PrepareAbort => match prev.state {
             Ongoing | PrepareEpochFence if tv2 => d == 1 || d == 2,
@@ -518,5 +526,45 @@ mod tests {
         assert!(valid_transition(PrepareEpochFence, PrepareAbort, false));
         assert!(valid_transition(CompleteCommit, Empty, false));
         assert!(!valid_transition(Ongoing, Empty, false));
+    }
+
+    fn snap(state: TxnState, producer_id: i64, producer_epoch: i16) -> TxnSnapshot {
+        TxnSnapshot {
+            state,
+            producer_id,
+            previous_producer_id: -1,
+            next_producer_id: -1,
+            producer_epoch,
+            timeout_ms: 60_000,
+            last_update_ms: 0,
+            start_ms: -1,
+            version: 0,
+            client_transaction_version: 0,
+        }
+    }
+
+    /// `prepareIncrementProducerEpoch` bumps up to the exhausted epoch, never from it.
+    #[test]
+    fn an_init_producer_id_bump_stops_at_the_exhausted_epoch() {
+        use TxnState::*;
+        for prev in [Empty, CompleteCommit, CompleteAbort] {
+            for tv2 in [false, true] {
+                let ok = |from: i16, to: i16| {
+                    epoch_step_ok(&snap(prev, 10, from), &snap(Empty, 10, to), tv2)
+                };
+                assert!(ok(EXHAUSTED_EPOCH - 1, EXHAUSTED_EPOCH), "{prev:?}");
+                assert!(ok(EXHAUSTED_EPOCH, EXHAUSTED_EPOCH), "{prev:?}");
+                assert!(!ok(EXHAUSTED_EPOCH, i16::MAX), "{prev:?}");
+            }
+        }
+        // The TV2 bumps past 32766 that Kafka writes stay legal.
+        let ongoing = snap(Ongoing, 10, EXHAUSTED_EPOCH);
+        assert!(epoch_step_ok(&ongoing, &snap(PrepareCommit, 10, i16::MAX), true));
+        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), true));
+        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), false));
+        let prepared = snap(PrepareAbort, 10, i16::MAX);
+        assert!(epoch_step_ok(&prepared, &snap(CompleteAbort, 10, i16::MAX), true));
+        let empty = snap(Empty, 10, EXHAUSTED_EPOCH);
+        assert!(epoch_step_ok(&empty, &snap(PrepareAbort, 10, i16::MAX), true));
     }
 }

@@ -69,22 +69,39 @@ fn init_producer_id_bumps_the_epoch_by_one() {
 }
 
 /// `TransactionMetadataTest.testBumpEpochNotAllowedIfEpochsExhausted`: at epoch 32766 the
-/// producer's epochs count as exhausted and the coordinator refuses to bump the epoch (the
-/// InitProducerId path hands out a new producer id instead). On disk: the last legal bump,
-/// Empty 32765 to Empty 32766: nothing. Near miss: Empty 32766 followed by Empty 32767 of the
-/// same producer id, a bump Kafka throws on: klogscan should call it an `epoch_step`.
+/// producer's epochs count as exhausted and `prepareIncrementProducerEpoch` refuses to bump
+/// the epoch (`TransactionCoordinator.handleInitProducerId` hands out a new producer id at
+/// epoch 0 instead, `prepareProducerIdRotation`). On disk: the last legal bump, Empty 32765 to
+/// Empty 32766, and the rotation after it, Empty of a new producer id at 0: nothing. Near miss:
+/// Empty 32766, or a CompleteCommit/CompleteAbort at 32766, followed by Empty 32767 of the same
+/// producer id, a bump Kafka throws on: `epoch_step`.
 #[test]
-#[ignore = "divergence: Empty 32766 -> Empty 32767 (same producer id) is accepted as an ordinary +1 InitProducerId bump"]
 fn an_exhausted_epoch_is_not_bumped() {
     assert_legal(&history(
         "exhausted",
-        vec![empty((10, 32765), S), empty((10, 32766), S + SEC)],
+        vec![
+            empty((10, 32765), S),
+            empty((10, 32766), S + SEC),
+            empty((11, 0), S + 2 * SEC),
+        ],
     ));
     let v = history(
         "exhausted",
         vec![empty((10, 32766), S), empty((10, 32767), S + SEC)],
     );
     assert_refused(&v, "epoch_step", "exhausted");
+    for (prepare, complete) in [
+        (PREPARE_COMMIT, COMPLETE_COMMIT),
+        (PREPARE_ABORT, COMPLETE_ABORT),
+    ] {
+        let steps = vec![
+            value((10, 32766), ONGOING, O0, (S, S), 60_000),
+            value((10, 32766), prepare, O0, (S + SEC, S), 60_000),
+            value((10, 32766), complete, &[], (S + 2 * SEC, S), 60_000),
+            empty((10, 32767), S + 3 * SEC),
+        ];
+        assert_refused(&history("exhausted", steps), "epoch_step", "exhausted");
+    }
 }
 
 /// `TransactionMetadataTest.testRotateProducerId` and
