@@ -26,8 +26,8 @@ use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::txnlog::TxnState;
 use serde_json::json;
 
-/// `Short.MAX_VALUE − 1`: an exhausted epoch.
-pub const EXHAUSTED: i16 = i16::MAX - 1;
+/// `Short.MAX_VALUE − 1`: an exhausted epoch (the coordinator history's one constant).
+pub use crate::cluster::coordinator::history::EXHAUSTED_EPOCH as EXHAUSTED;
 
 const BROKER_STUCK: &str = "the coordinator cannot bump an epoch of 32767 (the TV2 EndTxn bump would overflow): the producer's next transaction cannot complete normally, and only a new InitProducerId (which rotates the producer id) gets it going; brokers before KAFKA-20090 threw on such an abort, later ones log an error and let it through";
 const BROKER_FENCED: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the InitProducerId that rotated its producer id is recognised only through PreviousProducerId and lastProducerEpoch: without them the retry is answered PRODUCER_FENCED";
