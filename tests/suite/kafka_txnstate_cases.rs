@@ -22,7 +22,7 @@
 
 mod expiry;
 mod load;
-mod metadata;
+pub(crate) mod metadata;
 mod owner;
 mod replicas;
 mod timeout;
@@ -42,14 +42,14 @@ use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-const SEC: i64 = 1000;
-const MIN: i64 = 60 * SEC;
+pub(crate) const SEC: i64 = 1000;
+pub(crate) const MIN: i64 = 60 * SEC;
 /// `transactional.id.expiration.ms` default (7 days).
-const EXPIRATION_MS: i64 = 7 * 24 * 60 * MIN;
+pub(crate) const EXPIRATION_MS: i64 = 7 * 24 * 60 * MIN;
 
 /// The scan options of a case: the reference time `now` (`--now`), and the default
 /// `--hanging-after` unless `hanging_after` says otherwise.
-fn opts(now: i64, hanging_after: Option<i64>) -> ScanOptions {
+pub(crate) fn opts(now: i64, hanging_after: Option<i64>) -> ScanOptions {
     let o = ScanOptions::default().with_now_ms(now);
     match hanging_after {
         Some(ms) => o.with_hanging_after_ms(ms),
@@ -61,7 +61,7 @@ fn opts(now: i64, hanging_after: Option<i64>) -> ScanOptions {
 /// log every broker keeps (then each partition is created in it on the brokers holding it,
 /// `__transaction_state` with `txn_partitions` partitions, more added later by
 /// `txn_partitions_added`).
-struct World {
+pub(crate) struct World {
     parts: BTreeMap<(i32, String, i32), PartitionBuilder>,
     kraft: Option<Kraft>,
     /// Metadata records the controller writes at `T0` + 5 s (a leader change).
@@ -79,7 +79,7 @@ struct Kraft {
 }
 
 impl World {
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         World {
             parts: BTreeMap::new(),
             kraft: None,
@@ -100,14 +100,14 @@ impl World {
     }
 
     /// Broker `broker`'s copy of `topic`-`n` (created empty, its clock at `T0`).
-    fn part(&mut self, broker: i32, topic: &str, n: i32) -> &mut PartitionBuilder {
+    pub(crate) fn part(&mut self, broker: i32, topic: &str, n: i32) -> &mut PartitionBuilder {
         self.parts
             .entry((broker, topic.to_string(), n))
             .or_insert_with(|| PartitionBuilder::new(topic, n).start_time(T0))
     }
 
     /// Broker `broker`'s copy of `__transaction_state`-`n`.
-    fn txn_log(&mut self, broker: i32, n: i32) -> &mut PartitionBuilder {
+    pub(crate) fn txn_log(&mut self, broker: i32, n: i32) -> &mut PartitionBuilder {
         self.part(broker, "__transaction_state", n)
     }
 
@@ -155,7 +155,7 @@ impl World {
 
     /// Write every broker's log dir (`<root>/broker-<id>/data`, clean shutdown, offset
     /// checkpoints), with the metadata log when the world keeps one.
-    fn write(self) -> Brokers {
+    pub(crate) fn write(self) -> Brokers {
         let meta = self.kraft.as_ref().map(|k| self.metadata(k));
         let mut by_broker: BTreeMap<i32, LogDirBuilder> = BTreeMap::new();
         for ((b, t, n), p) in self.parts {
@@ -185,13 +185,13 @@ impl World {
 
 /// Append the coordinator's write of value `v` of `id` at `t` (one batch per write, as
 /// `TransactionStateManager.appendTransactionToLog` appends it).
-fn put(log: &mut PartitionBuilder, t: i64, id: &str, v: TxnValue) {
+pub(crate) fn put(log: &mut PartitionBuilder, t: i64, id: &str, v: TxnValue) {
     let rec = Rec::kv(key(id), v.encode()).at(t);
     log.append(Batch::new(Producer::PLAIN).record(rec).at(t));
 }
 
 /// Append one batch holding a tombstone of each of `ids` at `t` (one expiration write).
-fn tombstones(log: &mut PartitionBuilder, t: i64, ids: &[String]) {
+pub(crate) fn tombstones(log: &mut PartitionBuilder, t: i64, ids: &[String]) {
     let mut b = Batch::new(Producer::PLAIN).at(t);
     for id in ids {
         b = b.record(Rec::tombstone(key(id)).at(t));
@@ -200,12 +200,12 @@ fn tombstones(log: &mut PartitionBuilder, t: i64, ids: &[String]) {
 }
 
 /// Append `records` records of `p` at `t`.
-fn produce(part: &mut PartitionBuilder, p: Producer, records: usize, t: i64) {
+pub(crate) fn produce(part: &mut PartitionBuilder, p: Producer, records: usize, t: i64) {
     part.append(Batch::new(p).records(records).at(t));
 }
 
 /// Append the COMMIT (or ABORT) marker of `p` at `t`, written by coordinator epoch `ce`.
-fn marker(part: &mut PartitionBuilder, p: Producer, commit: bool, ce: i32, t: i64) {
+pub(crate) fn marker(part: &mut PartitionBuilder, p: Producer, commit: bool, ce: i32, t: i64) {
     let now = part.now();
     part.advance_time(t - now);
     part.end_txn(p, commit, ce);
@@ -213,7 +213,7 @@ fn marker(part: &mut PartitionBuilder, p: Producer, commit: bool, ce: i32, t: i6
 
 /// A value of `pid`/`epoch` in `state`, updated at `update`, started at `start`, timeout
 /// `timeout_ms`, listing `parts` (TV0/1: a v0 value, as a 3.x coordinator writes it).
-fn value(
+pub(crate) fn value(
     (pid, epoch): (i64, i16),
     state: u8,
     parts: &[(&str, &[i32])],
@@ -231,32 +231,32 @@ fn value(
 }
 
 /// `request::run`'s coordinator view: the views of every cluster in `b`'s log dirs.
-fn views(b: &Brokers, o: &ScanOptions) -> Vec<CoordinatorView> {
+pub(crate) fn views(b: &Brokers, o: &ScanOptions) -> Vec<CoordinatorView> {
     let inv = request::discover(&b.all(), o).unwrap();
     CoordinatorView::load_clusters(&inv, o)
 }
 
 /// The one cluster's coordinator view of `b`.
-fn view(b: &Brokers, o: &ScanOptions) -> CoordinatorView {
+pub(crate) fn view(b: &Brokers, o: &ScanOptions) -> CoordinatorView {
     let mut v = views(b, o);
     assert_eq!(v.len(), 1, "one cluster: {v:#?}");
     v.remove(0)
 }
 
 /// The ids the coordinator holds after loading (its cache: tombstoned ids are gone).
-fn held(v: &CoordinatorView) -> BTreeMap<&str, &CoordinatorTxn> {
+pub(crate) fn held(v: &CoordinatorView) -> BTreeMap<&str, &CoordinatorTxn> {
     (v.ids.iter())
         .filter(|(_, t)| t.tombstoned.is_none())
         .map(|(id, t)| (id.as_str(), t))
         .collect()
 }
 
-fn of_kind<'f>(fs: &[&'f Finding], k: Kind) -> Vec<&'f Finding> {
+pub(crate) fn of_kind<'f>(fs: &[&'f Finding], k: Kind) -> Vec<&'f Finding> {
     fs.iter().copied().filter(|f| f.kind == k).collect()
 }
 
 /// `(sub-id, transactional id)` of every `transaction_state_anomaly` in `fs`, sorted.
-fn anomalies(fs: &[&Finding]) -> Vec<(String, String)> {
+pub(crate) fn anomalies(fs: &[&Finding]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = of_kind(fs, Kind::TransactionStateAnomaly)
         .into_iter()
         .map(|f| {
@@ -269,7 +269,11 @@ fn anomalies(fs: &[&Finding]) -> Vec<(String, String)> {
 }
 
 /// The open/hanging transaction finding on `topic`-`n` and its coordinator confirmation.
-fn confirmation<'f>(fs: &[&'f Finding], topic: &str, n: i32) -> (&'f Finding, &'f Value) {
+pub(crate) fn confirmation<'f>(
+    fs: &[&'f Finding],
+    topic: &str,
+    n: i32,
+) -> (&'f Finding, &'f Value) {
     let f = (fs.iter().copied())
         .find(|f| {
             matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction)
@@ -287,7 +291,7 @@ fn confirmation<'f>(fs: &[&'f Finding], topic: &str, n: i32) -> (&'f Finding, &'
 
 /// The findings of `scan`, `verify` and the merge of the bundles, by name: the checks of
 /// a case must hold of each.
-fn reports(v: &Verdict) -> [(&'static str, Vec<&Finding>); 3] {
+pub(crate) fn reports(v: &Verdict) -> [(&'static str, Vec<&Finding>); 3] {
     [
         ("scan", v.scan.findings.iter().collect()),
         ("verify", v.verify.findings().collect()),
@@ -296,12 +300,12 @@ fn reports(v: &Verdict) -> [(&'static str, Vec<&Finding>); 3] {
 }
 
 /// Nothing at warning or above in `fs`.
-fn assert_no_loud(name: &str, fs: &[&Finding]) {
+pub(crate) fn assert_no_loud(name: &str, fs: &[&Finding]) {
     let l = loud(fs.iter().copied());
     assert!(l.is_empty(), "{name}: {l:#?}");
 }
 
 /// `transaction_partition_for(id, count)`, named as Kafka names it.
-fn partition_for(id: &str, count: i32) -> i32 {
+pub(crate) fn partition_for(id: &str, count: i32) -> i32 {
     transaction_partition_for(id, count)
 }

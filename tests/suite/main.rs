@@ -126,6 +126,7 @@ mod kafka_segment_index_cases;
 mod kafka_share_coordinator_cases;
 mod kafka_small_file_cases;
 mod kafka_streams_cases;
+mod kafka_tcaudit_cases;
 mod kafka_tools_command_cases;
 mod kafka_transactions_command_cases;
 mod kafka_tv2_cases;

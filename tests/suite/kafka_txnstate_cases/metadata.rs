@@ -10,12 +10,12 @@
 use super::*;
 use klogscan::testkit::txnlog::state::*;
 
-const S: i64 = T0;
+pub(crate) const S: i64 = T0;
 /// The reference time: a minute after `S` (no transaction is past its timeout).
-const NOW: i64 = S + MIN;
+pub(crate) const NOW: i64 = S + MIN;
 
 /// Check the history `steps` of transactional id `id` (each value at its update time).
-fn history(id: &str, steps: Vec<TxnValue>) -> Verdict {
+pub(crate) fn history(id: &str, steps: Vec<TxnValue>) -> Verdict {
     let mut w = World::new();
     let log = w.txn_log(1, partition_for(id, 50));
     let mut t = S;
@@ -28,7 +28,7 @@ fn history(id: &str, steps: Vec<TxnValue>) -> Verdict {
 }
 
 /// No `transaction_state_anomaly` and nothing loud in any report.
-fn assert_legal(v: &Verdict) {
+pub(crate) fn assert_legal(v: &Verdict) {
     for (name, fs) in reports(v) {
         assert_eq!(anomalies(&fs), [], "{name}");
     }
@@ -36,7 +36,7 @@ fn assert_legal(v: &Verdict) {
 }
 
 /// Exactly one `transaction_state_anomaly`, `sub`, of `id`, in every report.
-fn assert_refused(v: &Verdict, sub: &str, id: &str) {
+pub(crate) fn assert_refused(v: &Verdict, sub: &str, id: &str) {
     for (name, fs) in reports(v) {
         assert_eq!(
             anomalies(&fs),
@@ -47,11 +47,11 @@ fn assert_refused(v: &Verdict, sub: &str, id: &str) {
 }
 
 /// An Empty value of `pid`/`epoch` updated at `t`.
-fn empty((pid, epoch): (i64, i16), t: i64) -> TxnValue {
+pub(crate) fn empty((pid, epoch): (i64, i16), t: i64) -> TxnValue {
     value((pid, epoch), EMPTY, &[], (t, -1), 60_000)
 }
 
-const O0: &[(&str, &[i32])] = &[("orders", &[0])];
+pub(crate) const O0: &[(&str, &[i32])] = &[("orders", &[0])];
 
 /// `TransactionMetadataTest.testNormalEpochBump`: an InitProducerId for an id in Empty with no
 /// expected epoch keeps the producer id and moves the epoch up by exactly one (735 to 736),

@@ -1,0 +1,420 @@
+//! AddPartitionsToTxn (`TransactionCoordinator.handleAddPartitionsToTransaction` →
+//! `TransactionMetadata.prepareAddPartitions`), the KIP-890 verification
+//! (`handleVerifyPartitionsInTransaction`), EndTxn (`handleEndTransaction` →
+//! `prepareAbortOrCommit`, then `prepareComplete` once the markers are written) and the
+//! timeout abort (`abortTimedOutTransactions`): what each writes, and what each refuses.
+
+use super::*;
+
+/// What follows `shop`'s aborted transaction in [`add_partitions_writes_ongoing_at_the_producers_epoch`].
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Next {
+    /// CompleteAbort, then the next transaction's Ongoing at the same epoch.
+    Kafka,
+    /// The next transaction's Ongoing right after the PrepareAbort.
+    DuringPrepare,
+    /// CompleteAbort, then an Ongoing one epoch up.
+    OtherEpoch,
+}
+
+/// `TransactionCoordinatorTest.shouldAppendNewMetadataToLogOnAddPartitionsWhenPartitionsAdded`,
+/// `TransactionCoordinatorTest.shouldRespondWithSuccessOnAddPartitionsWhenStateIsOngoing`,
+/// `TransactionCoordinatorTest.shouldRespondWithSuccessOnAddPartitionsWhenStateIsCompleteAbort(0, 2)`
+/// and `TransactionCoordinatorTest.shouldRespondWithErrorsNoneOnAddPartitionWhenNoErrorsAndPartitionsTheSame`:
+/// AddPartitions from Empty, Ongoing, CompleteCommit or CompleteAbort writes Ongoing under
+/// the same producer id and epoch, listing the partitions added so far, its start time the
+/// request's when a transaction begins and kept while it runs; a partition already listed
+/// is answered at once, no write. On disk, TV0 and TV2 (`shop`, producer 10 at 1): Empty,
+/// Ongoing [`orders-0`] and its data, Ongoing [`orders-0`, `orders-1`] (same start) and
+/// more data on both, the abort (TV2: one epoch up) with its markers, CompleteAbort, then
+/// the next transaction's Ongoing [`orders-1`] at the abort's epoch with its data, recent:
+/// no anomaly, nothing at warning or above, `orders-1`'s transaction alive.
+///
+/// Near misses: `TransactionCoordinatorTest.shouldRespondWithConcurrentTransactionsOnAddPartitionsWhenStateIsPrepareCommit`
+/// and `…WhenStateIsPrepareAbort` (CONCURRENT_TRANSACTIONS: the next Ongoing written while
+/// PrepareAbort, `invalid_transition`), and
+/// `TransactionCoordinatorTest.shouldRespondWithProducerFencedOnAddPartitionsWhenEpochsAreDifferent`
+/// (PRODUCER_FENCED: an Ongoing at another epoch than the id's, `epoch_step`).
+#[test]
+fn add_partitions_writes_ongoing_at_the_producers_epoch() {
+    for tv in [0, 2] {
+        for next in [Next::Kafka, Next::DuringPrepare, Next::OtherEpoch] {
+            let txn = |v: TxnValue| if tv == 2 { tv2(v) } else { v };
+            let plain = |v: TxnValue| if tv == 2 { tv2_plain(v) } else { v };
+            let e = if tv == 2 { 2 } else { 1 };
+            let p = Producer::transactional(10, 1);
+            let mut s = Story::new("shop");
+            s.coord(plain(value((10, 1), EMPTY, &[], (S, -1), TIMEOUT)));
+            let t = S + 10 * SEC;
+            s.coord(plain(value((10, 1), ONGOING, O0, (t, t), TIMEOUT)));
+            s.data(0, p, t + 100);
+            s.coord(plain(value((10, 1), ONGOING, O01, (t + SEC, t), TIMEOUT)));
+            s.data(1, p, t + SEC + 100);
+            s.data(0, p, t + SEC + 200);
+            let u = t + 2 * SEC;
+            s.coord(txn(value((10, e), PREPARE_ABORT, O01, (u, t), TIMEOUT)));
+            s.marker(0, p.with_epoch(e), false, 0, u + 100);
+            s.marker(1, p.with_epoch(e), false, 0, u + 110);
+            if next != Next::DuringPrepare {
+                s.coord(txn(value(
+                    (10, e),
+                    COMPLETE_ABORT,
+                    &[],
+                    (u + 200, t),
+                    TIMEOUT,
+                )));
+            }
+            let t2 = t + 5 * SEC;
+            let e2 = if next == Next::OtherEpoch { e + 1 } else { e };
+            let o1: &[(&str, &[i32])] = &[("orders", &[1])];
+            s.coord(plain(value((10, e2), ONGOING, o1, (t2, t2), TIMEOUT)));
+            s.data(1, p.with_epoch(e2), t2 + 100);
+            let v = s.w.write().check_with(opts(t2 + 30 * SEC, None));
+            let label = format!("tv{tv} {next:?}");
+            match next {
+                Next::Kafka => {
+                    assert_anomalies(&v, "shop", &[]);
+                    for (name, fs) in reports(&v) {
+                        assert_no_loud(&label, &fs);
+                        let (f, c) = confirmation(&fs, "orders", 1);
+                        assert_eq!(f.kind, Kind::OpenTransaction, "{label} {name}");
+                        assert_eq!(c["verdict"], "alive", "{label} {name}: {c}");
+                        assert_eq!(kinds_on(&fs, "orders", 0), [], "{label} {name}");
+                    }
+                }
+                Next::DuringPrepare => assert_anomalies(&v, "shop", &["invalid_transition"]),
+                Next::OtherEpoch => assert_anomalies(&v, "shop", &["epoch_step"]),
+            }
+        }
+    }
+}
+
+/// `TransactionCoordinatorTest.testVerifyPartitionHandling`,
+/// `TransactionCoordinatorTest.shouldRespondWithErrorsNoneOnAddPartitionWhenOngoingVerifyOnlyAndPartitionsTheSame`
+/// and `TransactionCoordinatorTest.shouldRespondWithInvalidTxnStateWhenVerifyOnlyAndPartitionNotPresent`:
+/// with KIP-890 verification the partition leader asks the coordinator before appending a
+/// transactional batch; a partition the Ongoing transaction does not list is answered
+/// TRANSACTION_ABORTABLE (another producer id, INVALID_PRODUCER_ID_MAPPING; another epoch,
+/// PRODUCER_FENCED; a Prepare*, CONCURRENT_TRANSACTIONS) and nothing is appended. On disk:
+/// producer 20 at epoch 3 lists `orders-0` and `orders-1`, writes to both, commits:
+/// nothing open, nothing at warning or above. Near miss: the same producer's data on
+/// `orders-2` too, which no value lists and no marker closes:
+/// `transaction_partition_unlisted` and `hanging_transaction` there.
+#[test]
+fn verification_keeps_data_to_the_listed_partitions() {
+    for near_miss in [false, true] {
+        let p = Producer::transactional(20, 3);
+        let mut s = Story::new("verified");
+        s.coord(value((20, 3), EMPTY, &[], (S, -1), TIMEOUT));
+        let t = S + SEC;
+        s.coord(value((20, 3), ONGOING, O01, (t, t), TIMEOUT));
+        s.data(0, p, t + 100).data(1, p, t + 200);
+        if near_miss {
+            s.data(2, p, t + 300);
+        }
+        s.coord(value((20, 3), PREPARE_COMMIT, O01, (t + SEC, t), TIMEOUT));
+        s.marker(0, p, true, 0, t + SEC + 100);
+        s.marker(1, p, true, 0, t + SEC + 110);
+        s.coord(value(
+            (20, 3),
+            COMPLETE_COMMIT,
+            &[],
+            (t + SEC + 200, t),
+            TIMEOUT,
+        ));
+        let v = s.w.write().check_with(opts(t + 20 * MIN, None));
+        assert_anomalies(&v, "verified", &[]);
+        for (name, fs) in reports(&v) {
+            if near_miss {
+                let k = kinds_on(&fs, "orders", 2);
+                assert!(
+                    k.contains(&Kind::TransactionPartitionUnlisted)
+                        && k.contains(&Kind::HangingTransaction),
+                    "{name}: {:#?}",
+                    lines(fs.iter().copied())
+                );
+            } else {
+                assert_no_loud(name, &fs);
+                assert_nothing_open(name, &fs);
+            }
+        }
+    }
+}
+
+/// `TransactionCoordinatorTest.shouldAppendPrepareAbortToLogOnEndTxnWhenStatusIsOngoingAndResultIsAbort(0, 2)`:
+/// EndTxn(ABORT) on Ongoing writes PrepareAbort — at the producer's epoch for a TV0 client,
+/// one above it for a TV2 client (`prepareAbortOrCommit` bumps) — then the markers at that
+/// epoch, then CompleteAbort. On disk (producer 10 at 1 on `orders-0` and `orders-1`):
+/// nothing open, nothing at warning or above. Near miss, a step no EndTxn takes: TV0's
+/// PrepareAbort two epochs up (a client's abort keeps the epoch, a fence adds one), TV2's
+/// at the producer's epoch: `epoch_step`.
+#[test]
+fn end_txn_abort_writes_prepare_and_complete_at_the_versions_epoch() {
+    for tv in [0, 2] {
+        for near_miss in [false, true] {
+            let e = match (tv, near_miss) {
+                (2, false) => 2,
+                (2, true) => 1,
+                (_, false) => 1,
+                (_, true) => 3,
+            };
+            let txn = |v: TxnValue| if tv == 2 { tv2(v) } else { v };
+            let plain = |v: TxnValue| if tv == 2 { tv2_plain(v) } else { v };
+            let p = Producer::transactional(10, 1);
+            let mut s = Story::new("aborts");
+            s.coord(plain(value((10, 1), EMPTY, &[], (S, -1), TIMEOUT)));
+            let t = S + SEC;
+            s.coord(plain(value((10, 1), ONGOING, O01, (t, t), TIMEOUT)));
+            s.data(0, p, t + 100).data(1, p, t + 200);
+            s.coord(txn(value(
+                (10, e),
+                PREPARE_ABORT,
+                O01,
+                (t + SEC, t),
+                TIMEOUT,
+            )));
+            s.marker(0, p.with_epoch(e), false, 0, t + SEC + 100);
+            s.marker(1, p.with_epoch(e), false, 0, t + SEC + 110);
+            let done = t + SEC + 200;
+            s.coord(txn(value((10, e), COMPLETE_ABORT, &[], (done, t), TIMEOUT)));
+            let v = s.w.write().check_with(opts(done + MIN, None));
+            let label = format!("tv{tv} near miss {near_miss}");
+            if near_miss {
+                assert_anomalies(&v, "aborts", &["epoch_step"]);
+            } else {
+                assert_anomalies(&v, "aborts", &[]);
+                for (name, fs) in reports(&v) {
+                    assert_no_loud(&label, &fs);
+                    assert_nothing_open(name, &fs);
+                }
+            }
+        }
+    }
+}
+
+/// `TransactionCoordinatorTest.shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit(0, 2)`,
+/// `TransactionCoordinatorTest.shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteCommitAndResultIsNotCommit(0, 2)`,
+/// `TransactionCoordinatorTest.shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteAbortAndResultIsNotAbort(0, 2)`,
+/// `TransactionCoordinatorTest.shouldReturnConcurrentTransactionsOnEndTxnRequestWhenStatusIsPrepareCommit(0, 2)`,
+/// `TransactionCoordinatorTest.shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsPrepareAbort(0, 2)`
+/// and `TransactionCoordinatorTest.shouldReturnInvalidTxnRequestOnEndTxnV2IfNotEndTxnV2Retry`:
+/// an EndTxn on a transaction already prepared or completed is answered from the state
+/// (NONE for a retry of the same result, CONCURRENT_TRANSACTIONS, INVALID_TXN_STATE,
+/// PRODUCER_FENCED) and writes nothing; the Complete* follows its own Prepare*. On disk,
+/// TV0 and TV2: Empty, Ongoing, Prepare*, Complete* of the same result: nothing. Near
+/// misses, each the refused request written: PrepareCommit after CompleteCommit (TV2: one
+/// epoch up, the next EndTxn at the bumped epoch), PrepareCommit after CompleteAbort,
+/// PrepareCommit after PrepareAbort, CompleteAbort after PrepareCommit:
+/// `invalid_transition` for each.
+#[test]
+fn a_prepared_or_finished_transaction_takes_no_second_end_txn() {
+    for tv in [0, 2] {
+        let txn = |v: TxnValue| if tv == 2 { tv2(v) } else { v };
+        let plain = |v: TxnValue| if tv == 2 { tv2_plain(v) } else { v };
+        let e = if tv == 2 { 2 } else { 1 };
+        let t = S + SEC;
+        let step = |st: u8, epoch: i16, at: i64| {
+            let parts = if matches!(st, PREPARE_COMMIT | PREPARE_ABORT) {
+                O0
+            } else {
+                &[]
+            };
+            txn(value((10, epoch), st, parts, (at, t), TIMEOUT))
+        };
+        let base = |prepare: u8| {
+            vec![
+                plain(value((10, 1), EMPTY, &[], (S, -1), TIMEOUT)),
+                plain(value((10, 1), ONGOING, O0, (t, t), TIMEOUT)),
+                step(prepare, e, t + SEC),
+            ]
+        };
+        for (prepare, complete) in [
+            (PREPARE_COMMIT, COMPLETE_COMMIT),
+            (PREPARE_ABORT, COMPLETE_ABORT),
+        ] {
+            let mut h = base(prepare);
+            h.push(step(complete, e, t + 2 * SEC));
+            assert_legal(&history("again", h));
+        }
+        let next = e + i16::from(tv == 2);
+        let near_misses = [
+            (
+                PREPARE_COMMIT,
+                Some(COMPLETE_COMMIT),
+                (PREPARE_COMMIT, next),
+            ),
+            (PREPARE_ABORT, Some(COMPLETE_ABORT), (PREPARE_COMMIT, e)),
+            (PREPARE_ABORT, None, (PREPARE_COMMIT, e)),
+            (PREPARE_COMMIT, None, (COMPLETE_ABORT, e)),
+        ];
+        for (prepare, complete, (st, epoch)) in near_misses {
+            let mut h = base(prepare);
+            if let Some(c) = complete {
+                h.push(step(c, e, t + 2 * SEC));
+            }
+            h.push(step(st, epoch, t + 3 * SEC));
+            let v = history("again", h);
+            for (name, fs) in reports(&v) {
+                let want = [("invalid_transition".to_string(), "again".to_string())];
+                assert_eq!(
+                    anomalies(&fs),
+                    want,
+                    "tv{tv} {prepare} {complete:?} {st} {name}"
+                );
+            }
+        }
+    }
+}
+
+/// `switch`'s history and data (producer 10, a `transaction.version` 2 broker: v1 values),
+/// one committed transaction on `orders-0` per `(data epoch, end epoch, the EndTxn's client
+/// transaction version)` of `txns`, checked a minute after the last.
+fn version_switch(txns: &[(i16, i16, i16)]) -> Verdict {
+    let mut s = Story::new("switch");
+    s.coord(tv2_plain(value((10, 0), EMPTY, &[], (S, -1), TIMEOUT)));
+    let mut t = S + SEC;
+    for &(data, end, ctv) in txns {
+        let p = Producer::transactional(10, data);
+        let ver = |v: TxnValue| v.v1(-1, -1, ctv);
+        s.coord(tv2_plain(value((10, data), ONGOING, O0, (t, t), TIMEOUT)));
+        s.data(0, p, t + 100);
+        s.coord(ver(value(
+            (10, end),
+            PREPARE_COMMIT,
+            O0,
+            (t + SEC, t),
+            TIMEOUT,
+        )));
+        s.marker(0, p.with_epoch(end), true, 0, t + SEC + 100);
+        s.coord(ver(value(
+            (10, end),
+            COMPLETE_COMMIT,
+            &[],
+            (t + SEC + 200, t),
+            TIMEOUT,
+        )));
+        t += 10 * SEC;
+    }
+    s.w.write().check_with(opts(t + MIN, None))
+}
+
+/// Nothing of `switch` in [`version_switch`]'s verdict `v`: no anomaly, nothing open,
+/// nothing at warning or above.
+fn assert_switch_quiet(v: &Verdict) {
+    assert_anomalies(v, "switch", &[]);
+    for (name, fs) in reports(v) {
+        assert_no_loud(name, &fs);
+        assert_nothing_open(name, &fs);
+    }
+}
+
+/// `TransactionCoordinatorTest.shouldReturnCorrectlyWhenTransactionVersionUpgraded`: each
+/// EndTxn follows its own request's transaction version — a TV0 client's keeps the epoch,
+/// a TV2 client's bumps it (`prepareAbortOrCommit` with `supportsEpochBump`) — and a retry
+/// across the change is answered from the state (the epoch a TV0 transaction left, not
+/// bumped). On disk (`switch`, producer 10, v1 values): a transaction ended by a TV0 client
+/// (data, PrepareCommit, COMMIT, CompleteCommit at 0, `ClientTransactionVersion` 0), then
+/// the upgraded client's (data at 0, ending at 1, version 2) and its next (data at 1,
+/// ending at 2): nothing open, no anomaly, nothing at warning or above (the first bumped
+/// COMMIT is `commit_epoch_above_data`, info). Near miss: the upgraded client's
+/// PrepareCommit at the producer's epoch, a step no TV2 EndTxn takes: `epoch_step`.
+#[test]
+fn a_transaction_version_upgrade_keeps_each_end_txns_epoch_rule() {
+    assert_switch_quiet(&version_switch(&[(0, 0, 0), (0, 1, 2), (1, 2, 2)]));
+    let v = version_switch(&[(0, 0, 0), (0, 0, 2)]);
+    assert_anomalies(&v, "switch", &["epoch_step"]);
+}
+
+/// `TransactionCoordinatorTest.shouldReturnWhenTransactionVersionDowngraded`: a TV2
+/// transaction ends one epoch up; the client then running TV0 (the `transaction.version`
+/// feature downgraded: its EndTxn below version 5) has its retry answered with the bumped
+/// epoch, goes on there, and its own EndTxns keep the epoch. On disk (v1 values): a TV2
+/// transaction (data at 0, PrepareCommit, COMMIT and CompleteCommit at 1, version 2), then
+/// two of the downgraded client (data at 1, everything at 1, `ClientTransactionVersion` 0):
+/// nothing at warning or above. Near miss: the downgraded client's PrepareCommit one epoch
+/// up, a step no TV0 EndTxn takes: `epoch_step`.
+///
+/// klogscan reports the first unbumped COMMIT (and the second) as `marker_epoch_not_bumped`
+/// (warning): the partition's replay infers TV2 from the first bumped COMMIT and reads an
+/// unbumped one as a delayed marker or a downgrade, while the coordinator's values in the
+/// inputs — PrepareCommit and CompleteCommit of that transaction at the data's epoch with
+/// `ClientTransactionVersion` 0 — show it is the downgrade, which every leader before 4.2
+/// accepts (`ProducerAppendInfo.appendEndTxnMarker` checks only that the epoch does not go
+/// down), and a 4.2 leader too: the coordinator sends each marker with the transaction's
+/// own client transaction version (KIP-1228), 0 here, and the strict check is TV2's.
+#[test]
+#[ignore = "divergence: after a TV2 COMMIT, a TV0 client's COMMIT at the data's epoch is marker_epoch_not_bumped (warning) though the coordinator's PrepareCommit/CompleteCommit of that transaction carry ClientTransactionVersion 0 at that epoch (a transaction.version downgrade, accepted by the leader)"]
+fn a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule() {
+    let v = version_switch(&[(0, 1, 2), (1, 2, 0)]);
+    assert_anomalies(&v, "switch", &["epoch_step"]);
+    assert_switch_quiet(&version_switch(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)]));
+}
+
+/// `late`'s timed-out transaction (TV0, timeout 10 s, producer 10 at 1 on `orders-0`):
+/// Ongoing at `t`, PrepareCommit 12 s later, then (`marked`) its COMMIT marker, then either
+/// CompleteCommit or (`aborted`) the timeout's abort — PrepareAbort one epoch up, the ABORT
+/// marker, CompleteAbort — checked half an hour later.
+fn late_commit(marked: bool, aborted: bool) -> Verdict {
+    let p = Producer::transactional(10, 1);
+    let mut s = Story::new("late");
+    s.coord(value((10, 1), EMPTY, &[], (S, -1), 10_000));
+    let t = S + SEC;
+    s.coord(value((10, 1), ONGOING, O0, (t, t), 10_000));
+    s.data(0, p, t + 100);
+    let u = t + 12 * SEC;
+    s.coord(value((10, 1), PREPARE_COMMIT, O0, (u, t), 10_000));
+    if marked {
+        s.marker(0, p, true, 0, u + 100);
+    }
+    if aborted {
+        s.coord(value((10, 2), PREPARE_ABORT, O0, (u + 200, t), 10_000));
+        s.marker(0, p.with_epoch(2), false, 0, u + 300);
+        s.coord(value((10, 2), COMPLETE_ABORT, &[], (u + 400, t), 10_000));
+    } else {
+        s.coord(value((10, 1), COMPLETE_COMMIT, &[], (u + 200, t), 10_000));
+    }
+    s.w.write().check_with(opts(u + 30 * MIN, None))
+}
+
+/// `TransactionCoordinatorTest.shouldNotAbortExpiredTransactionsThatHaveAPendingStateTransition`:
+/// the timeout check skips a transaction with a transition pending — an EndTxn(COMMIT)
+/// whose PrepareCommit is being appended — even past its deadline; once appended, the
+/// commit completes. On disk: Ongoing, the PrepareCommit 12 s later (past the 10 s
+/// timeout), the COMMIT marker, CompleteCommit; half an hour later nothing open, no
+/// anomaly, nothing at warning or above. Near miss: the pending append failed after
+/// reaching the log (the coordinator went back to Ongoing, no marker was sent) and the next
+/// timeout check aborted — PrepareAbort one epoch up after the PrepareCommit, its ABORT
+/// marker, CompleteAbort: `failed_prepare_aborted` (info), the one reading of those bytes.
+#[test]
+fn a_timeout_abort_skips_a_transaction_whose_commit_is_pending() {
+    let v = late_commit(true, false);
+    assert_anomalies(&v, "late", &[]);
+    for (name, fs) in reports(&v) {
+        assert_no_loud(name, &fs);
+        assert_nothing_open(name, &fs);
+    }
+    let v = late_commit(false, true);
+    assert_anomalies(&v, "late", &["failed_prepare_aborted"]);
+}
+
+/// `TransactionCoordinatorTest.shouldNotAbortExpiredTransactionsThatHaveAPendingStateTransition`,
+/// the PrepareCommit appended: markers go out only from the successful append's callback
+/// (`TransactionCoordinator.endTransaction`'s `sendTxnMarkersCallback`) or from a load that
+/// read the PrepareCommit, and from PrepareCommit the coordinator writes only
+/// CompleteCommit (the timeout check skips Prepare*, InitProducerId is answered
+/// CONCURRENT_TRANSACTIONS, EndTxn(ABORT) INVALID_TXN_STATE). On disk, the Kafka shape of
+/// [`a_timeout_abort_skips_a_transaction_whose_commit_is_pending`]: nothing. Near miss: a
+/// PrepareAbort one epoch up after the PrepareCommit whose COMMIT marker (same coordinator
+/// epoch) is on `orders-0` — no coordinator writes it: `invalid_transition`.
+///
+/// klogscan reads the PrepareAbort as the fence after a Prepare* whose append failed
+/// (`failed_prepare_aborted`, info, "no marker of it was sent"), which the COMMIT marker on
+/// the data partition refutes.
+#[test]
+#[ignore = "divergence: a PrepareAbort after a PrepareCommit whose COMMIT marker is on the data partition is read as failed_prepare_aborted (info: the PrepareCommit's append failed, no marker sent), which that marker refutes; Kafka never aborts a transaction after sending its COMMIT markers"]
+fn a_pending_commit_whose_markers_were_sent_is_never_aborted() {
+    let v = late_commit(true, false);
+    assert_anomalies(&v, "late", &[]);
+    let v = late_commit(true, true);
+    assert_anomalies(&v, "late", &["invalid_transition"]);
+}
