@@ -29,7 +29,7 @@ use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
 use serde_json::{Value, json};
 use std::path::Path;
 
-const GROUP: &str = "g";
+pub(crate) const GROUP: &str = "g";
 const HOURS_LATER: i64 = DEFAULT_START_MS + 3 * 3_600_000;
 
 /// Where `group` lives with 50 `__consumer_offsets` partitions (`Utils.abs(hashCode) % 50`).
@@ -62,7 +62,7 @@ fn commit(
 }
 
 /// Group "g"'s offsets partition with one commit on orders-0.
-fn one_commit(offset: i64, epoch: Option<i32>) -> GroupLog {
+pub(crate) fn one_commit(offset: i64, epoch: Option<i32>) -> GroupLog {
     let mut log = GroupLog::new();
     log.batch(vec![commit(GROUP, 0, offset, epoch)]);
     log
@@ -126,7 +126,8 @@ impl Case {
     }
 }
 
-fn write_epochs(partition_dir: &Path, entries: &[(i32, i64)]) {
+/// Replace the `leader-epoch-checkpoint` of `partition_dir` by `entries`, in their order.
+pub(crate) fn write_epochs(partition_dir: &Path, entries: &[(i32, i64)]) {
     let mut s = format!("0\n{}\n", entries.len());
     for (e, o) in entries {
         s.push_str(&format!("{e} {o}\n"));
@@ -140,7 +141,7 @@ fn scan(root: &Path, now: Option<i64>) -> Vec<Finding> {
     klogscan::pipeline::analyse(&inv, &opts).findings
 }
 
-fn consumer(f: &[Finding]) -> Vec<&Finding> {
+pub(crate) fn consumer(f: &[Finding]) -> Vec<&Finding> {
     f.iter()
         .filter(|x| CONSUMER_KINDS.contains(&x.kind))
         .collect()
@@ -318,8 +319,8 @@ fn commit_at_log_start_is_in_range_one_below_is_not() {
 }
 
 /// `SubscriptionStateTest.testTruncationDetectionUnknownDivergentOffsetWithResetPolicy`:
-/// an epoch above every entry gets UNDEFINED from `endOffsetFor` (its
-/// `shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked`), and the
+/// an epoch above every entry gets UNDEFINED from `endOffsetFor`
+/// (`LeaderEpochFileCacheTest.shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked`), and the
 /// consumer resets by its policy (`LogTruncationException` without a divergent offset when
 /// there is none). Lineage `(0,0) (1,5)`, commit of epoch 4 at 7 (in range, not carried by any
 /// batch): `committed_leader_epoch_unknown`, case above_latest. Without the metadata log the

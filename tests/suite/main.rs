@@ -95,6 +95,7 @@ mod kafka_kraft_file_cases;
 mod kafka_kraft_managers_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
+mod kafka_lecaudit_cases;
 mod kafka_legacy_format_cases;
 mod kafka_log_loader_round2_cases;
 mod kafka_logmanager_cases;
