@@ -22,9 +22,9 @@ pub use kraft_names::{
 pub use names::{
     FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,
     PARTITION_METADATA, REMOTE_LOG_INDEX_CACHE, canonical_segment_name,
-    is_compacted_internal_topic, is_internal_topic, is_kraft_metadata, java_name_order,
-    kafka_offset_of_name, noncanonical_segment_name, parse_leftover_name, parse_partition_dir_name,
-    parse_segment_file_name, segment_file_role, unparseable_offset_name,
+    is_compacted_internal_topic, is_internal_topic, is_kraft_metadata, is_streams_changelog_name,
+    java_name_order, kafka_offset_of_name, noncanonical_segment_name, parse_leftover_name,
+    parse_partition_dir_name, parse_segment_file_name, segment_file_role, unparseable_offset_name,
 };
 use names::{PartFile, classify_partition_file, is_log_dir_marker};
 pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};

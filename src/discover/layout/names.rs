@@ -70,6 +70,18 @@ pub fn is_compacted_internal_topic(topic: &str) -> bool {
     matches!(topic, "__consumer_offsets" | "__transaction_state")
 }
 
+/// Whether `topic` is named as Kafka Streams names a state store's changelog,
+/// `<application.id>-<store>-changelog` (`ProcessorStateManager.storeChangelogTopic`), which
+/// Streams' `InternalTopicManager.makeReady` creates with `cleanup.policy=compact`
+/// (`compact,delete` for a windowed store). A name, not a stated policy: any topic may be
+/// named so, and a changelog's policy may have been altered since.
+pub fn is_streams_changelog_name(topic: &str) -> bool {
+    topic
+        .strip_suffix("-changelog")
+        .and_then(|p| p.split_once('-'))
+        .is_some_and(|(app, store)| !app.is_empty() && !store.is_empty())
+}
+
 /// The KRaft metadata log's topic, `__cluster_metadata`.
 pub fn is_kraft_metadata(topic: &str) -> bool {
     topic == "__cluster_metadata"
@@ -446,6 +458,28 @@ pub fn unparseable_offset_name(name: &str) -> Option<OffsetNameStep> {
 #[cfg(test)]
 mod tests {
     use super::{FileKind, OffsetNameStep as Step, unparseable_offset_name as bad};
+
+    /// `<application.id>-<store>-changelog`, as `ProcessorStateManager.storeChangelogTopic`
+    /// names it (the store part may hold dashes too); a name without the application id or
+    /// the store, or another suffix, is not one.
+    #[test]
+    fn streams_changelog_names() {
+        use super::is_streams_changelog_name as is;
+        assert!(is("wordcount-app-counts-store-changelog"));
+        assert!(is("app-KSTREAM-AGGREGATE-STATE-STORE-0000000003-changelog"));
+        assert!(is("a-b-changelog"));
+        for not in [
+            "changelog",
+            "-changelog",
+            "app-changelog",
+            "-store-changelog",
+            "app--changelog",
+        ] {
+            assert!(!is(not), "{not}");
+        }
+        assert!(!is("app-store-repartition"));
+        assert!(!is("app-store-changelog-0"));
+    }
 
     /// `LocalLog.parseTopicPartitionName` reads the partition with `Integer.parseInt`: a
     /// leading `+` and leading zeros are accepted (`orders-+5`, `orders-05` hold partition

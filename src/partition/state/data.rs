@@ -447,8 +447,18 @@ impl Replay {
                 .broker(text::BROKER_SEQ_GAP)
                 .client_error(text::CLIENT_OUT_OF_ORDER);
             if self.ctx.compacted.is_none() {
-                // Compaction removes whole batches; undeclared topics are not proven.
-                f = f.severity(Severity::Warning);
+                // Compaction removes whole batches; undeclared topics are not proven. A
+                // topic named as a Streams changelog (created compacted by Streams) most
+                // likely lost the batches to the cleaner: said, and at info.
+                let changelog = crate::discover::layout::is_streams_changelog_name(&self.ctx.topic);
+                f = f.severity(if changelog {
+                    Severity::Info
+                } else {
+                    Severity::Warning
+                });
+                if changelog && let Some(e) = f.evidence.as_object_mut() {
+                    e.insert("streams_changelog_name".into(), true.into());
+                }
             }
             findings.push(f);
         }
