@@ -86,6 +86,18 @@ pub fn analyse_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
+    analyse_streaming_with(inv, opts, on_partition, None)
+}
+
+/// [`analyse_streaming`] with `leadership`, the replay of `inv`'s metadata logs when the
+/// caller made it before the walk (`--transactional-id` reads it first: `request`);
+/// `None`: made here, after the walk.
+pub(crate) fn analyse_streaming_with(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+    leadership: Option<Leadership>,
+) -> ScanReport {
     // An object-store `--remote-storage` is fetched first (kept until the report is made).
     let mut remote = RemoteStorage::before_scan(inv, opts);
     let mut report = scan_prepared(inv, opts, &mut remote);
@@ -93,7 +105,10 @@ pub fn analyse_streaming(
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    run_cluster_checks(&mut report, inv, &remote.options(opts));
+    let run = remote.options(opts);
+    let replayed = MetadataReplay::of(&report, inv, &run);
+    let leadership = leadership.unwrap_or_else(|| Leadership::replay(inv, &run));
+    run_cluster_checks_with(&mut report, inv, &run, &replayed, &leadership);
     report
 }
 
@@ -104,17 +119,19 @@ pub fn analyse_streaming(
 /// ([`ScanOptions::keep_coordinator_bytes`]), are read here, once, streaming.
 pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let replayed = MetadataReplay::of(report, inv, opts);
-    run_cluster_checks_with(report, inv, opts, &replayed);
+    run_cluster_checks_with(report, inv, opts, &replayed, &Leadership::replay(inv, opts));
 }
 
 /// [`run_cluster_checks`] over `replayed`, the run's one replay of the remote log
 /// metadata ([`MetadataReplay::of`] over `report`), which the caller may have read
-/// before (a merge's mirror of an object store, what it cannot replay).
+/// before (a merge's mirror of an object store, what it cannot replay), and over
+/// `leadership`, the run's one replay of the KRaft metadata logs of `inv`.
 pub(crate) fn run_cluster_checks_with(
     report: &mut ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
     replayed: &MetadataReplay,
+    leadership: &Leadership,
 ) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
@@ -129,12 +146,11 @@ pub(crate) fn run_cluster_checks_with(
     // An open transaction whose producer's earlier markers elsewhere in its log dir show
     // its records stamped with older (event) times is not idle that long.
     crate::cluster::txns::clock::floor_from_earlier_markers(report);
-    // The run's one replay of each cluster's KRaft metadata log (pure): the coordinator's
-    // copy choice reads its current leaders now, the leadership findings come last.
-    let (histories, unread) =
-        crate::cluster::leadership::load_all_read(inv, opts.max_bytes, opts.max_decompressed);
+    // The run's one replay of each cluster's KRaft metadata log (`leadership`, pure): the
+    // coordinator's copy choice reads its current leaders now, the leadership findings
+    // come last.
     let mut models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
-    coordinator_leaders(inv, &histories).mark(&mut models);
+    leadership.coordinator_copies(inv).mark(&mut models);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links
@@ -148,7 +164,7 @@ pub(crate) fn run_cluster_checks_with(
     // Tiered partitions' ranges first: the consumers' check reads a tiered log's start.
     crate::cluster::tiering::ranges(report, inv, opts, replayed);
     for (_, check) in cluster_checks() {
-        let extra = check(report, inv, opts, &histories);
+        let extra = check(report, inv, opts, &leadership.histories);
         report.add_partition_findings(extra);
     }
     // Tiered storage: the __remote_log_metadata replay against each replica.
@@ -159,30 +175,54 @@ pub(crate) fn run_cluster_checks_with(
     // The leadership history of the KRaft metadata log: its findings, then the
     // links of the replica divergences and hanging transactions above to the unclean
     // election they follow from, in place — so it runs last.
-    crate::cluster::leadership::run_over(report, inv, opts, &histories, &unread);
+    let Leadership { histories, unread } = leadership;
+    crate::cluster::leadership::run_over(report, inv, opts, histories, unread);
     // Logs of two topic ids of one topic in one broker log dir, where the leadership
     // history judged none of them stray.
     crate::cluster::topic_ids::check(report, inv);
 }
 
-/// The copy of each `__transaction_state` partition its coordinator loads: the one on the
-/// broker its cluster's replayed metadata log (`histories`) names as the partition's
-/// current leader, when one history alone speaks for the copies' cluster
-/// ([`crate::cluster::coordinator::LeaderCopies::of`] says when else none is chosen).
-fn coordinator_leaders(
-    inv: &Inventory,
-    histories: &[ClusterHistory],
-) -> crate::cluster::coordinator::LeaderCopies {
-    use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
-    LeaderCopies::of(inv, |source, partition| {
-        let h = ClusterHistory::of_cluster(histories, source)?;
-        let (t, now) = h.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
-        Some(NamedLeader {
-            broker: now.leader,
-            leader_epoch: now.leader_epoch,
-            topic_id: t.topic_id,
+/// The run's one replay of each cluster's KRaft metadata log
+/// ([`crate::cluster::leadership::load_all_read`]: the histories, and the files of the
+/// live copies that could not be read). The coordinator's copy choice reads its current
+/// leaders ([`Self::coordinator_copies`]), the registered checks and the leadership
+/// history's findings read it too;
+/// `--transactional-id` reads the same replay before the walk, so that its producer ids
+/// come from the copy the scan's findings follow (`request`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Leadership {
+    histories: Vec<ClusterHistory>,
+    unread: Vec<(PathBuf, String)>,
+}
+
+impl Leadership {
+    /// Replay the metadata logs of `inv` (read within `opts`' bounds, or from the
+    /// bundles' record of them).
+    pub(crate) fn replay(inv: &Inventory, opts: &ScanOptions) -> Leadership {
+        let (histories, unread) =
+            crate::cluster::leadership::load_all_read(inv, opts.max_bytes, opts.max_decompressed);
+        Leadership { histories, unread }
+    }
+
+    /// The copy of each `__transaction_state` partition of `inv` its coordinator loads:
+    /// the one on the broker its cluster's replayed metadata log names as the partition's
+    /// current leader, when one history alone speaks for the copies' cluster
+    /// ([`crate::cluster::coordinator::LeaderCopies::of`] says when else none is chosen).
+    pub(crate) fn coordinator_copies(
+        &self,
+        inv: &Inventory,
+    ) -> crate::cluster::coordinator::LeaderCopies {
+        use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
+        LeaderCopies::of(inv, |source, partition| {
+            let h = ClusterHistory::of_cluster(&self.histories, source)?;
+            let (t, now) = h.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
+            Some(NamedLeader {
+                broker: now.leader,
+                leader_epoch: now.leader_epoch,
+                topic_id: t.topic_id,
+            })
         })
-    })
+    }
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one
@@ -209,6 +249,12 @@ pub fn scan_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
+    scan_discovered(paths, &discover(paths, opts), opts, on_partition, None)
+}
+
+/// The inventory a scan of `paths` analyses: their discovery (symlinks inside them
+/// followed with `--follow`), the given cluster ids applied.
+pub(crate) fn discover(paths: &[PathBuf], opts: &ScanOptions) -> Inventory {
     let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
@@ -216,7 +262,19 @@ pub fn scan_streaming(
         },
     );
     crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
-    let mut report = analyse_streaming(&inv, opts, on_partition);
+    inv
+}
+
+/// [`scan_streaming`] over `inv`, the inventory of `paths` ([`discover`]), with
+/// [`analyse_streaming_with`]'s `leadership`.
+pub(crate) fn scan_discovered(
+    paths: &[PathBuf],
+    inv: &Inventory,
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+    leadership: Option<Leadership>,
+) -> ScanReport {
+    let mut report = analyse_streaming_with(inv, opts, on_partition, leadership);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }

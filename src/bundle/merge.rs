@@ -25,7 +25,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 mod parts;
+mod stage;
 pub(crate) use parts::Parts;
+pub(crate) use stage::{Staged, stage};
 
 /// One bundle, read whole: its header and file inventory; its partitions' results are in
 /// the [`Bundles`] it was read into by [`read_bundles`] (a bundle read alone keeps none).
@@ -404,33 +406,6 @@ fn read_slim(
     Ok(Bundles { list, parts, dirs })
 }
 
-/// The coordinator's view of every `__transaction_state` directory the bundles hold, from
-/// the records their collects kept, replayed as `CoordinatorView::load` replays the
-/// directories (`--transactional-id` resolves through it as a scan's does).
-pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::CoordinatorView {
-    use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
-    use crate::partition::walked::{ClusterInputs, SegmentNames};
-    let mut logs: Vec<(i32, &str, &ClusterInputs, &SegmentNames)> = Vec::new();
-    for (_, b) in &bundles.list {
-        let tps = bundles.dirs.topic_partitions(b);
-        for r in &bundles.parts.reports[b.parts.clone()] {
-            let path = r.path.as_str();
-            if let Some((topic, n)) = tps.get(path)
-                && *topic == TRANSACTION_STATE_TOPIC
-            {
-                logs.push((
-                    *n,
-                    path,
-                    &r.carried.cluster_inputs,
-                    &r.carried.segment_names,
-                ));
-            }
-        }
-    }
-    logs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-    CoordinatorView::from_inputs(logs)
-}
-
 /// The paths the bundles' collects were given, in order: the merged report's `inputs`.
 pub fn inputs_of(bundles: &Bundles) -> Vec<String> {
     bundles
@@ -446,53 +421,7 @@ pub fn merge_bundles(
     base: &ScanOptions,
     on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
 ) -> Result<Merged, BundleError> {
-    let Bundles { list, parts, dirs } = bundles;
-    let (first_path, first) = list
-        .first()
-        .ok_or_else(|| content(Path::new(""), "merge", "no bundle given"))?;
-    for (path, b) in &list[1..] {
-        if b.header.options != first.header.options {
-            return Err(BundleError::Options {
-                path: path.clone(),
-                first: first_path.clone(),
-            });
-        }
-    }
-    let (first_path, collected) = (first_path.clone(), first.header.options.remote_history);
-    let options = first.header.options.apply(base);
-    check_overlap(&list, &dirs)?;
-    let order = discovery_order(&list, &parts, &dirs);
-    let inventory = dirs.finish();
-    let mut report = report(list, parts, order);
-    if !options.keep_producers {
-        // As a scan seals each replay: only the producers' number stays.
-        for p in &mut report.partitions {
-            if let Some(o) = p.carried.outcome.get_mut() {
-                o.producers = Vec::new();
-            }
-        }
-    }
-    // The remote log metadata the bundles carry, replayed once: an object-store
-    // `--remote-storage` is fetched (as a scan fetches it) for the objects it names, what
-    // the collects could not replay is said, and the tiering check reads it.
-    let replayed = MetadataReplay::of(&report, &inventory, &options);
-    let remote = RemoteStorage::after_scan(&options, &replayed);
-    check_remote_history(&first_path, collected, &remote)?;
-    remote.record(&mut report);
-    for (i, p) in report.partitions.iter().enumerate() {
-        on_partition(p, report.partition_findings(i));
-    }
-    let run = remote.options(&options);
-    let warnings = unreplayed_warnings(&report, &inventory, &run, &replayed);
-    crate::pipeline::run_cluster_checks_with(&mut report, &inventory, &run, &replayed);
-    drop(run);
-    drop(remote);
-    Ok(Merged {
-        report,
-        options,
-        inventory,
-        warnings,
-    })
+    stage(bundles, base)?.merge(on_partition, None)
 }
 
 /// The remote history is replayed at collect, the objects are walked by the merge's

@@ -25,9 +25,10 @@ pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
 pub use merge::{
-    Bundle, Bundles, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
-    merge_streaming, read_bundles, read_bundles_for,
+    Bundle, Bundles, Merged, bundle_files, inputs_of, merge, merge_bundles, merge_streaming,
+    read_bundles, read_bundles_for,
 };
+pub(crate) use merge::{Staged, stage};
 
 use std::path::{Path, PathBuf};
 

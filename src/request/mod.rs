@@ -17,6 +17,7 @@ use crate::discover::archive::{self, Prepared};
 use crate::finding::Finding;
 use crate::partition::results::{PartitionReport, ScanOptions};
 use crate::partition::timeline::{ProducerTimeline, Timeline};
+use crate::pipeline::Leadership;
 use crate::report::filter::Filter;
 use crate::results::ScanReport;
 use crate::verify::{VerifyOptions, VerifyReport};
@@ -183,40 +184,69 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     if req.timelines {
         opts.collect_timelines = true;
     }
-    let bundles = match req.bundles {
-        true => Some(crate::bundle::read_bundles_for(&inputs.paths, &opts)?),
-        false => None,
+    let analysed = match req.bundles {
+        true => {
+            let bundles = crate::bundle::read_bundles_for(&inputs.paths, &opts)?;
+            Analysed::Bundles(Box::new(crate::bundle::stage(bundles, &opts)?))
+        }
+        false => Analysed::Dirs(crate::pipeline::discover(&inputs.paths, &opts)),
     };
-    let flt = resolved_filter(req, &inputs, &opts, bundles.as_ref())?;
+    // The metadata logs' replay that chooses the coordinator's copies for
+    // `--transactional-id` is the run's one: the cluster stage takes it over.
+    let mut leadership = None;
+    let flt = resolved_filter(req, || {
+        let (view, replayed) = match &analysed {
+            Analysed::Dirs(inv) => {
+                let replayed = Leadership::replay(inv, &opts);
+                (dirs_view(&inputs, &opts, &replayed), replayed)
+            }
+            Analysed::Bundles(staged) => {
+                let inv = staged.inventory();
+                let replayed = Leadership::replay(inv, staged.options());
+                let view = staged.coordinator_view(&replayed.coordinator_copies(inv));
+                (view, replayed)
+            }
+        };
+        leadership = Some(replayed);
+        view
+    })?;
     if req.timelines {
         opts.timeline_producers = flt.producer_ids.clone();
     }
     let mut merge_warnings = Vec::new();
-    let mut report = match (sink, bundles) {
-        (None, Some(bundles)) => {
-            let merged = crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?;
+    let mut report = match (sink, analysed) {
+        (None, Analysed::Bundles(staged)) => {
+            let merged = staged.merge(&mut |_, _| {}, leadership)?;
             merge_warnings = merged.warnings;
             merged.report
         }
-        (None, None) => crate::pipeline::scan(&inputs.paths, &opts),
-        (Some((sink, status)), Some(bundles)) => {
-            *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
-            let merged = crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
-                stream_partition(sink, status, &flt, &inputs, p, fs)
-            })?;
+        (None, Analysed::Dirs(inv)) => {
+            let paths = &inputs.paths;
+            crate::pipeline::scan_discovered(paths, &inv, &opts, &mut |_, _| {}, leadership)
+        }
+        (Some((sink, status)), Analysed::Bundles(staged)) => {
+            *status = sink(Streamed::Begin(staged.inputs()));
+            let merged = staged.merge(
+                &mut |p, fs| stream_partition(sink, status, &flt, &inputs, p, fs),
+                leadership,
+            )?;
             merge_warnings = merged.warnings;
             merged.report
         }
-        (Some((sink, status)), None) => {
+        (Some((sink, status)), Analysed::Dirs(inv)) => {
             let given: Vec<String> = inputs
                 .paths
                 .iter()
                 .map(|p| inputs.display(&p.display().to_string()))
                 .collect();
             *status = sink(Streamed::Begin(&given));
-            crate::pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
-                stream_partition(sink, status, &flt, &inputs, p, fs)
-            })
+            crate::pipeline::scan_discovered(
+                &inputs.paths,
+                &inv,
+                &opts,
+                &mut |p, fs| stream_partition(sink, status, &flt, &inputs, p, fs),
+                leadership,
+            )
         }
     };
     crate::report::client::fill(&mut report.findings);
@@ -317,27 +347,24 @@ pub fn discover(
     Ok(inv)
 }
 
-/// The request's filter with `--transactional-id` resolved through the coordinator's log:
-/// the inputs' `__transaction_state` directories, or the records `bundles` carry of them.
+/// What a run analyses: the inputs' directories (discovered as the scan discovers them), or
+/// bundles made one report for their merge.
+enum Analysed {
+    Dirs(crate::discover::layout::Inventory),
+    Bundles(Box<crate::bundle::Staged>),
+}
+
+/// The request's filter with `--transactional-id` resolved through the coordinator's log,
+/// the view `view` makes of it (called only when the request names transactional ids).
 fn resolved_filter(
     req: &Request,
-    inputs: &Prepared,
-    opts: &ScanOptions,
-    bundles: Option<&crate::bundle::Bundles>,
+    view: impl FnOnce() -> crate::cluster::coordinator::CoordinatorView,
 ) -> Result<Filter, RequestError> {
     let mut f = req.filter.clone();
     if req.transactional_ids.is_empty() {
         return Ok(f);
     }
-    use crate::cluster::coordinator::CoordinatorView;
-    let view = match bundles {
-        Some(b) => crate::bundle::coordinator_view(b),
-        None => {
-            let mut inv = crate::discover::layout::discover(&inputs.paths);
-            crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
-            CoordinatorView::load(&inv, opts)
-        }
-    };
+    let view = view();
     if view.is_empty() {
         return Err(RequestError::NoCoordinatorLog);
     }
@@ -357,6 +384,22 @@ fn resolved_filter(
     Ok(f)
 }
 
+/// The coordinator's view `--transactional-id` resolves through over directories: the
+/// inputs' `__transaction_state` directories, each partition's values from the copy its
+/// coordinator loads by `replayed`, the run's replay of the metadata logs (the copy the
+/// analysis's findings follow; where it names none, each id's value comes from the copy
+/// with the highest offset).
+fn dirs_view(
+    inputs: &Prepared,
+    opts: &ScanOptions,
+    replayed: &Leadership,
+) -> crate::cluster::coordinator::CoordinatorView {
+    let mut inv = crate::discover::layout::discover(&inputs.paths);
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
+    let leaders = replayed.coordinator_copies(&inv);
+    crate::cluster::coordinator::CoordinatorView::load_as(&inv, opts, &leaders)
+}
+
 /// The answer to a verify request: [`crate::verify::verify`] over the request's inputs as
 /// the CLI runs it (archives, `--transactional-id`, client errors, filters).
 #[derive(Debug)]
@@ -373,12 +416,21 @@ pub fn verify(
 ) -> Result<VerifyAnswer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
     check_cluster_ids(req, &inputs)?;
-    let flt = resolved_filter(req, &inputs, &req.options, None)?;
     let opts = VerifyOptions {
         scan: req.options.clone(),
         broker_version,
     };
-    let mut report = crate::verify::verify(&inputs.paths, &opts);
+    let (inv, notes) = crate::verify::discover_widened(&inputs.paths, &opts);
+    // As a scan's: the coordinator's copies chosen by the one replay of the metadata logs
+    // the verification's scan then reads.
+    let mut leadership = None;
+    let flt = resolved_filter(req, || {
+        let replayed = Leadership::replay(&inv, &req.options);
+        let view = dirs_view(&inputs, &req.options, &replayed);
+        leadership = Some(replayed);
+        view
+    })?;
+    let mut report = crate::verify::verify_discovered(&inputs.paths, inv, notes, &opts, leadership);
     paths::fix_verify(&inputs, &mut report);
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.log_dir_findings);

@@ -250,7 +250,7 @@ pub fn verify_partition(
     if inv.partitions.len() != 1 || inv.partitions[0].partial {
         return Err(VerifyError::NotAPartition(dir.to_path_buf()));
     }
-    let report = verify_owned(inv, opts);
+    let report = verify_owned(inv, opts, None);
     report
         .partitions
         .into_iter()
@@ -268,6 +268,16 @@ pub fn verify_partition(
 /// named is read rather than reported missing, and the log end offset is the directory's,
 /// not the named segment's. Each widened directory is listed in [`VerifyReport::notes`].
 pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
+    let (inv, notes) = discover_widened(paths, opts);
+    verify_discovered(paths, inv, notes, opts, None)
+}
+
+/// The inventory [`verify`] analyses over `paths`, each file named on its own widened to
+/// its partition directory, and the notes saying which were.
+pub(crate) fn discover_widened(
+    paths: &[PathBuf],
+    opts: &VerifyOptions,
+) -> (Inventory, Vec<String>) {
     let discover = |paths: &[PathBuf]| {
         let mut inv = layout::discover_with(
             paths,
@@ -283,7 +293,20 @@ pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
     if let Some(widened) = whole_partitions(paths, &inv, &mut notes) {
         inv = discover(&widened);
     }
-    let mut r = verify_owned(inv, opts);
+    (inv, notes)
+}
+
+/// [`verify`] over `inv` and `notes`, [`discover_widened`] of `paths`; `leadership`: the
+/// replay of the inventory's metadata logs when the caller made it before the scan
+/// (`crate::pipeline::analyse_streaming_with`).
+pub(crate) fn verify_discovered(
+    paths: &[PathBuf],
+    inv: Inventory,
+    notes: Vec<String>,
+    opts: &VerifyOptions,
+    leadership: Option<crate::pipeline::Leadership>,
+) -> VerifyReport {
+    let mut r = verify_owned(inv, opts, leadership);
     r.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     r.notes = notes;
     r
@@ -334,16 +357,26 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// Verify an already discovered inventory.
 pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
-    verify_with(Inv::Borrowed(inv), opts)
+    verify_with(Inv::Borrowed(inv), opts, None)
 }
 
 /// [`verify_inventory`] over an inventory of its own, let go block by block behind the
 /// scan's reports once their checks have read it (the same report).
-fn verify_owned(mut inv: Inventory, opts: &VerifyOptions) -> VerifyReport {
-    verify_with(Inv::Owned(&mut inv), opts)
+fn verify_owned(
+    mut inv: Inventory,
+    opts: &VerifyOptions,
+    leadership: Option<crate::pipeline::Leadership>,
+) -> VerifyReport {
+    verify_with(Inv::Owned(&mut inv), opts, leadership)
 }
 
-fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
+/// The verification of the inventory `access` gives; `leadership`: the replay of its
+/// metadata logs when the caller made it before the scan.
+fn verify_with(
+    mut access: Inv<'_>,
+    opts: &VerifyOptions,
+    leadership: Option<crate::pipeline::Leadership>,
+) -> VerifyReport {
     let inv = access.get();
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
@@ -361,7 +394,8 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
-    let mut scan = crate::pipeline::analyse(inv, &scan_opts);
+    let mut scan =
+        crate::pipeline::analyse_streaming_with(inv, &scan_opts, &mut |_, _| {}, leadership);
     // One broker's log dirs against each other (`meta.properties`) and against the
     // directory ids the metadata logs the scan replayed register, read while the
     // inventory still lists every partition (the blocks below let an own one go).
@@ -634,7 +668,7 @@ mod tests {
         );
         // Each partition's scan findings are its verification's (handed over block by block).
         let scan = crate::pipeline::analyse(&inv, &opts.scan);
-        let owned = verify_owned(inv, &opts);
+        let owned = verify_owned(inv, &opts, None);
         let mut carried = 0;
         for (k, r) in scan.partitions.iter().enumerate() {
             let v = owned

@@ -12,7 +12,8 @@
 //!
 //! The leader is taken from the metadata log only when the evidence reads one way
 //! ([`LeaderCopies::of`]); otherwise the view and the join keep the copy with the
-//! highest offsets.
+//! highest offsets. `--transactional-id` resolves its producer ids through the same choice
+//! ([`LeaderCopies::loads`]), so its selection follows the copy the findings follow.
 
 use super::TRANSACTION_STATE_TOPIC;
 use super::model::CoordModel;
@@ -36,6 +37,9 @@ pub struct NamedLeader {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LeaderCopies {
     paths: BTreeSet<String>,
+    /// The other copies (live or not) of the partitions whose leader's copy is in `paths`:
+    /// no coordinator's state.
+    unloaded: BTreeSet<String>,
 }
 
 impl LeaderCopies {
@@ -47,24 +51,30 @@ impl LeaderCopies {
     /// (two log dirs of one broker); its copy's `partition.metadata` names another topic
     /// id (another incarnation); or a copy's `leader-epoch-checkpoint` names a leader
     /// epoch above the metadata log's (the data is newer than the metadata log read: the
-    /// leader it names may have changed since), or cannot be read.
+    /// leader it names may have changed since), or cannot be read. Where a copy is chosen,
+    /// the partition's other copies of the cluster, live or not (`-delete`, `-future`), are
+    /// no coordinator's state ([`Self::loads`]).
     pub fn of(inv: &Inventory, named: impl Fn(&Source, i32) -> Option<NamedLeader>) -> Self {
         let ids = Identities::load(inv);
         type Copies<'a> = Vec<(&'a PartitionDir, Source)>;
         let mut groups: BTreeMap<(ClusterKey, i32), Copies<'_>> = BTreeMap::new();
+        let mut not_live: BTreeMap<(ClusterKey, i32), Vec<&PartitionDir>> = BTreeMap::new();
         for p in &inv.partitions {
             let tp = p.tp.as_ref();
             let Some(tp) = tp.filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC) else {
                 continue;
             };
             let src = ids.source(p);
+            let key = (ClusterKey::of(&src), tp.partition);
             if src.copy.is_live() {
-                let key = (ClusterKey::of(&src), tp.partition);
                 groups.entry(key).or_default().push((p, src));
+            } else {
+                not_live.entry(key).or_default().push(p);
             }
         }
         let mut out = LeaderCopies::default();
-        for ((_, partition), copies) in &groups {
+        for (key, copies) in &groups {
+            let partition = &key.1;
             let Some(l) = named(&copies[0].1, *partition) else {
                 continue;
             };
@@ -86,6 +96,10 @@ impl LeaderCopies {
                 continue;
             }
             out.paths.insert(p.path.display().to_string());
+            let others = (copies.iter().map(|(c, _)| *c))
+                .chain(not_live.get(key).into_iter().flatten().copied())
+                .filter(|c| !std::ptr::eq(*c, p));
+            (out.unloaded).extend(others.map(|c| c.path.display().to_string()));
         }
         out
     }
@@ -93,6 +107,15 @@ impl LeaderCopies {
     /// Whether the copy at `path` is the one the named leader holds.
     pub fn contains(&self, path: &str) -> bool {
         self.paths.contains(path)
+    }
+
+    /// Whether the coordinator's state may be read from the copy at `path`: any copy of a
+    /// partition whose leader's copy is not named (each id's value then comes from the
+    /// copy with the highest offset, as before), and of one whose is, that copy alone (the
+    /// others, live or not, hold no coordinator's state). What `--transactional-id`
+    /// resolves through ([`super::CoordinatorView::load_as`]).
+    pub fn loads(&self, path: &str) -> bool {
+        !self.unloaded.contains(path)
     }
 
     /// Mark each model of `models` whose copy is the named leader's

@@ -5,6 +5,7 @@
 //! own (`decode::Walked::Disk`).
 
 use super::decode::{Walked, replay_logs, view_only};
+use super::leader::LeaderCopies;
 use super::model::CoordModel;
 use super::{CoordinatorView, Source, TRANSACTION_STATE_TOPIC};
 use crate::cluster::report::ScanReport;
@@ -18,15 +19,55 @@ impl CoordinatorView {
     /// Replay every `__transaction_state` partition of `inv` (read-only; each is walked
     /// here: a scan's results already hold their records, see [`Self::load_clusters_from`]).
     pub fn load(inv: &Inventory, opts: &ScanOptions) -> CoordinatorView {
+        Self::load_as(inv, opts, &LeaderCopies::default())
+    }
+
+    /// [`Self::load`] with the coordinator's copy choice `leaders` (the one the scan's
+    /// views and join make, `super::leader`): of a partition whose current leader's copy
+    /// is named, only that copy's values are taken (the others' own record anomalies and
+    /// errors still are); where none is named, each id's value comes from the copy with the
+    /// highest offset, as in [`Self::load`]. What `--transactional-id` resolves through.
+    pub(crate) fn load_as(
+        inv: &Inventory,
+        opts: &ScanOptions,
+        leaders: &LeaderCopies,
+    ) -> CoordinatorView {
+        Self::load_copies(inv, leaders, |p| {
+            Some(Walked::Disk(p, ReadErrors::Report, opts))
+        })
+    }
+
+    /// [`Self::load_as`] from the records walks kept elsewhere (a merge's partitions):
+    /// `kept(path)` gives the cluster inputs and segment names of the directory at `path`
+    /// (a directory it gives none of is not read).
+    pub(crate) fn load_kept_as<'a>(
+        inv: &'a Inventory,
+        leaders: &LeaderCopies,
+        kept: impl Fn(&str) -> Option<(&'a ClusterInputs, &'a SegmentNames)>,
+    ) -> CoordinatorView {
+        Self::load_copies(inv, leaders, |p| {
+            let (inputs, names) = kept(p.path.to_str()?)?;
+            Some(Walked::Kept(inputs, names))
+        })
+    }
+
+    /// Every `__transaction_state` directory of `inv` in its order, read by `walked`
+    /// (`None`: not read), each copy's values taken when `leaders` loads it.
+    fn load_copies<'a>(
+        inv: &'a Inventory,
+        leaders: &LeaderCopies,
+        walked: impl Fn(&'a PartitionDir) -> Option<Walked<'a>>,
+    ) -> CoordinatorView {
         let mut view = CoordinatorView::default();
         for p in &inv.partitions {
             if let Some(tp) =
                 p.tp.as_ref()
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+                && let Some(walked) = walked(p)
             {
                 let path = p.path.display().to_string();
-                let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                view.absorb(&walked.replay(tp.partition, origin(&path), 0, (view_only(), true)));
+                let m = walked.replay(tp.partition, origin(&path), 0, (view_only(), true));
+                view.absorb_as(&m, leaders.loads(&path));
             }
         }
         view
