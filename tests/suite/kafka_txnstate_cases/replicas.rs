@@ -225,3 +225,180 @@ fn the_join_matches_the_data_to_the_new_leaders_shorter_copy() {
         );
     }
 }
+
+/// `app`'s producer 4000 left a transaction open on `payments-0` at epoch 32765 (no marker
+/// was ever written: a hanging transaction), reached epoch 32766 (`Short.MaxValue - 1`: its
+/// epochs are exhausted, `TransactionMetadata.isProducerEpochExhausted`) and committed a
+/// transaction on `orders-0` at that epoch (both on broker 3); both copies of
+/// `__transaction_state-0` hold it, up to CompleteCommit (high watermark 4). Then broker 1,
+/// still the leader, answered a new producer instance's InitProducerId by rotating `app` to
+/// producer 5000 (`TransactionCoordinator.handleInitProducerId` →
+/// `TransactionMetadata.prepareProducerIdRotation`: Empty, epoch 0) and appended that value
+/// above its high watermark; broker 2 never fetched it before the metadata log made it the
+/// leader (epoch 1, ISR `[2]`). The rotation was never acknowledged, so producer 5000 wrote
+/// nothing.
+fn rotated_world() -> World {
+    const OLD: (i64, i16) = (4000, 32766);
+    let mut w = World::new().kraft(1, 0);
+    for b in [1, 2] {
+        let log = w.txn_log(b, 0);
+        put(
+            log,
+            EMPTY_AT,
+            "app",
+            value(OLD, EMPTY, &[], (EMPTY_AT, -1), 60_000),
+        );
+        put(
+            log,
+            START,
+            "app",
+            value(OLD, ONGOING, LISTED, (START, START), 60_000),
+        );
+        let prepare = value(OLD, PREPARE_COMMIT, LISTED, (PREPARE, START), 60_000);
+        put(log, PREPARE, "app", prepare);
+        let done = value(OLD, COMPLETE_COMMIT, LISTED, (PREPARE + 100, START), 60_000);
+        put(log, PREPARE + 100, "app", done);
+    }
+    let rotated = value((5000, 0), EMPTY, &[], (PREPARE + SEC, -1), 60_000);
+    put(w.txn_log(1, 0), PREPARE + SEC, "app", rotated);
+    let data = w.part(3, "orders", 0);
+    let p = Producer::transactional(OLD.0, OLD.1);
+    produce(data, p, 2, START + 100);
+    marker(data, p, true, 0, PREPARE + 50);
+    let hanging = Producer::transactional(OLD.0, OLD.1 - 1);
+    produce(w.part(3, "payments", 0), hanging, 2, T0 + SEC / 2);
+    w.later.push(change("__transaction_state", 0, |c| {
+        c.leader = 2;
+        c.isr = Some(vec![2]);
+    }));
+    for b in [1, 2] {
+        w.high_watermarks
+            .push((b, "__transaction_state".into(), 0, 4));
+    }
+    w
+}
+
+/// What a selection shows over `b`, as JSON, by where it ran: the library's scan
+/// (`request::run`), the CLI's `scan --format json`, the library's verify
+/// (`request::verify`), and the library's merge of each broker's `collect` bundle.
+/// `select`: `--transactional-id app` (`None`) or `--producer-id P`.
+fn shown(b: &Brokers, o: &ScanOptions, select: Option<i64>) -> Vec<(&'static str, Value)> {
+    use klogscan::report::filter::Filter;
+    use klogscan::request::Request;
+    let req = |inputs: Vec<std::path::PathBuf>| {
+        let r = Request::new(inputs).with_options(o.clone());
+        match select {
+            None => r.with_transactional_ids(vec!["app".into()]),
+            Some(pid) => r.with_filter(Filter {
+                producer_ids: vec![pid],
+                ..Filter::default()
+            }),
+        }
+    };
+    let json = |r: &klogscan::results::ScanReport| -> Value {
+        let mut out = Vec::new();
+        klogscan::report::json::write_scan(r, &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    };
+    let scan = json(&request::run(&req(b.all())).unwrap().report);
+    let flag = match select {
+        None => ["--transactional-id".to_string(), "app".into()],
+        Some(pid) => ["--producer-id".to_string(), pid.to_string()],
+    };
+    let cli = assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .args([
+            "scan",
+            "--format",
+            "json",
+            "--now",
+            &o.now_ms.unwrap().to_string(),
+        ])
+        .args(flag)
+        .args(b.all())
+        .output()
+        .unwrap();
+    let cli: Value = serde_json::from_slice(&cli.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&cli.stderr)));
+    let verify = request::verify(&req(b.all()), None).unwrap().report;
+    let verify = klogscan::verify::render::to_json(&verify);
+    let bundles = tempfile::tempdir().unwrap();
+    let files: Vec<std::path::PathBuf> = (b.dirs.iter().enumerate())
+        .map(|(i, dirs)| {
+            let f = bundles.path().join(format!("{i}.klb"));
+            let out = std::io::BufWriter::new(std::fs::File::create(&f).unwrap());
+            klogscan::bundle::collect(dirs, o, out).unwrap();
+            f
+        })
+        .collect();
+    let merge = json(&request::run(&req(files).with_bundles(true)).unwrap().report);
+    vec![
+        ("scan", scan),
+        ("cli", cli),
+        ("verify", verify),
+        ("merge", merge),
+    ]
+}
+
+/// Assert that `--transactional-id app` over `b` shows what `--producer-id pid` shows, and
+/// not what `--producer-id other` shows, in each of [`shown`]'s runs.
+fn assert_app_resolves_to(b: &Brokers, pid: i64, other: i64) {
+    let o = opts(PREPARE + 20 * MIN, None);
+    let by_id = shown(b, &o, None);
+    let by_pid = shown(b, &o, Some(pid));
+    let by_other = shown(b, &o, Some(other));
+    for (((name, id), (_, p)), (_, q)) in by_id.iter().zip(&by_pid).zip(&by_other) {
+        assert_eq!(
+            id, p,
+            "{name}: --transactional-id app is not producer {pid}'s"
+        );
+        assert_ne!(id, q, "{name}: producers {pid} and {other} show the same");
+    }
+}
+
+/// `TransactionCoordinator.onElection` → `TransactionStateManager.
+/// loadTransactionsForTxnTopicPartition` on the new leader: broker 2's coordinator loads its
+/// own copy, where `app` is producer 4000 (CompleteCommit); broker 1's rotation to 5000 is
+/// nobody's state (broker 1 truncates it as a follower), and `kafka-transactions.sh describe
+/// --transactional-id app` answers 4000. So `--transactional-id app` selects producer 4000
+/// (`orders-0`) in the library's scan, the CLI's, `verify` and the merge of the bundles: the
+/// filter resolves through the copy the scan's coordinator findings follow.
+///
+/// klogscan once resolved the filter through the copy with the highest offset (broker 1's
+/// rotation: producer 5000, which shows nothing) while the findings followed the
+/// metadata-named leader's copy.
+#[test]
+fn transactional_id_resolves_through_the_new_leaders_copy() {
+    let b = rotated_world().write();
+    assert_app_resolves_to(&b, 4000, 5000);
+}
+
+/// Negative of [`transactional_id_resolves_through_the_new_leaders_copy`]: the same copies
+/// without a metadata log. Nothing names the loading broker, so the filter resolves as
+/// before, through the copy with the highest offset: producer 5000.
+#[test]
+fn without_a_metadata_log_transactional_id_resolves_through_the_furthest_copy() {
+    let mut w = rotated_world();
+    w.kraft = None;
+    let b = w.write();
+    assert_app_resolves_to(&b, 5000, 4000);
+}
+
+/// Near miss of [`transactional_id_resolves_through_the_new_leaders_copy`]: the metadata log
+/// also moved the partition's replicas to broker 2 alone, and broker 1 deleted its copy
+/// (`LogManager.asyncDelete`: a `-delete` directory, still holding the rotation at the highest
+/// offset). A copy being deleted is no coordinator's state either: the filter resolves
+/// through broker 2's copy (producer 4000), not through the deleted copy's tail.
+#[test]
+fn a_deleted_copys_tail_is_not_what_transactional_id_resolves_through() {
+    let mut w = rotated_world();
+    w.later = vec![change("__transaction_state", 0, |c| {
+        c.leader = 2;
+        c.isr = Some(vec![2]);
+        c.replicas = Some(vec![2]);
+    })];
+    let b = w.write();
+    let one = b.path(1, "data");
+    crate::kafka_quiet_cluster_cases::kraft::delete_replica(&one, "__transaction_state", 0, &[]);
+    assert_app_resolves_to(&b, 4000, 5000);
+}
