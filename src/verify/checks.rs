@@ -2,6 +2,7 @@
 //! file kind. [`verify_one`] runs them in order and feeds the recovery prediction.
 
 mod checkpoints;
+mod epoch_load;
 mod index;
 mod kraft;
 mod leftovers;

@@ -145,7 +145,7 @@ pub(crate) fn kraft_broker(dir: &Path, id: i32, data: &str, broker_epoch: i64) {
 }
 
 /// `meta.properties` version 1 of node `id`'s log dir `data` (`MetaProperties`).
-fn meta_v1(id: i32, data: &str) -> String {
+pub(crate) fn meta_v1(id: i32, data: &str) -> String {
     format!(
         "#\n#Tue Mar 04 10:00:00 UTC 2025\nnode.id={id}\ndirectory.id={}\nversion=1\n\
          cluster.id={CLUSTER}\n",

@@ -2,6 +2,7 @@
 //! the batches, the log dir's high watermark, recovery point and log start offset against
 //! the partition's offsets, and transactions left open below the log start.
 
+use super::epoch_load::{self, ConstructorRead};
 use super::{load_checked, mk, name_of, served};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
@@ -32,7 +33,9 @@ pub(super) struct LoadedLog {
 }
 
 /// Check `leader-epoch-checkpoint` against the caches the batches' epochs give
-/// (`compare_epochs`).
+/// (`compare_epochs`), as the broker's `LeaderEpochFileCache` constructor loads it
+/// (`epoch_load`: since 2.7 each entry through `assign`, which throws on a negative one;
+/// before, the entries as read).
 pub(super) fn check_leader_epochs(
     p: &PartitionDir,
     r: &PartitionReport,
@@ -68,8 +71,26 @@ pub(super) fn check_leader_epochs(
                 )
             }
             Ok(entries) => {
-                let ck: Vec<(i32, i64)> =
+                let read = ConstructorRead::of_partition(p, r, opts.broker_version);
+                if read != ConstructorRead::AsRead
+                    && let Some(bad) =
+                        (entries.iter()).position(|e| e.epoch < 0 || e.start_offset < 0)
+                {
+                    out.push(epoch_load::negative_entry(r, &entries, bad, read));
+                    return;
+                }
+                let raw: Vec<(i32, i64)> =
                     entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
+                let back = epoch_load::goes_back(&raw);
+                // The cache the load holds: what a 2.7+ constructor's `assign` of each entry
+                // leaves (a file going back, for a version not known, is judged as 2.7+ loads
+                // it and the reading before 2.7 said apart); before 2.7, the entries as read.
+                let assigns =
+                    read == ConstructorRead::Assign || (read == ConstructorRead::Unknown && back);
+                let ck = match assigns {
+                    true => epoch_load::assigned(&entries),
+                    false => raw.clone(),
+                };
                 let (rebuilt, append) = (&r.carried.leader_epochs[..], &r.carried.append_epochs);
                 let log_start = cache_log_start(p, r);
                 // Whether the log start the cache was cut to is on record: written at a clean
@@ -80,15 +101,26 @@ pub(super) fn check_leader_epochs(
                     clean: clean_shutdown == Some(true),
                     recovered_from: recovered_from(r, recovery_point),
                 };
-                if let Some(msg) =
-                    compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, load)
-                {
-                    let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
+                let wrong = (assigns || !back)
+                    .then(|| {
+                        compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, load)
+                    })
+                    .flatten();
+                let said = match back {
+                    true => epoch_load::going_back(&ck, read, wrong),
+                    false => wrong.map(|m| (Severity::Warning, m)),
+                };
+                if let Some((severity, msg)) = said {
+                    let mut evidence = json!({"checkpoint": raw, "from_batches": rebuilt});
                     if append.entries[..] != *rebuilt {
                         evidence["append_path"] = json!(append.entries);
                     }
+                    if back && assigns {
+                        evidence["loaded_by_assign"] = json!(ck);
+                    }
                     out.push(
                     mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
+                        .severity(severity)
                         .evidence(evidence)
                         .broker(served(r, "the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change", "the load of a -delete copy cuts the cache back from offset 0 (truncateFromEndAsyncFlush: no entry is left) and the directory is deleted: no follower asks it for an epoch")),
                 );
@@ -399,14 +431,6 @@ fn epoch_text(e: Option<i32>) -> String {
     e.map_or("none".into(), |e| e.to_string())
 }
 
-/// Compare `leader-epoch-checkpoint` with the epoch caches the batches give: recovery's
-/// lineage (`rebuilt`) and the append path's cache (`append`). A broker that appended the
-/// batches itself (a leader writing them, a follower fetching them) wrote the append path's
-/// cache, where a batch of a lower epoch than the latest truncates the entries from it on
-/// (`LeaderEpochFileCache.maybeTruncateNonMonotonicEntries`); a broker that recovered them
-/// (`LogSegment.recover`, which assigns only epochs above the latest) rebuilt recovery's
-/// lineage. While epochs only grow the two are one; after an epoch regression or a legacy
-/// batch a file equal to either is one Kafka writes.
 /// The base offset of the segment an unclean shutdown's load recovers from
 /// (`LogLoader.recoverLog`: the segment holding the recovery point — 0 without an entry —
 /// and every later one); `None` when the entry is unknown (a checkpoint klogscan could not
@@ -439,6 +463,17 @@ struct LoadFacts {
     recovered_from: Option<i64>,
 }
 
+/// Compare `leader-epoch-checkpoint` with the epoch caches the batches give: recovery's
+/// lineage (`rebuilt`) and the append path's cache (`append`). A broker that appended the
+/// batches itself (a leader writing them, a follower fetching them) wrote the append path's
+/// cache, where a batch of a lower epoch than the latest truncates the entries from it on
+/// (`LeaderEpochFileCache.maybeTruncateNonMonotonicEntries`); a broker that recovered them
+/// (`LogSegment.recover`, which assigns only epochs above the latest) rebuilt recovery's
+/// lineage. While epochs only grow the two are one; after an epoch regression or a legacy
+/// batch a file equal to either is one Kafka writes.
+///
+/// `ck` is the cache the constructor loads, ascending (`epoch_load`: the file's entries, or
+/// what `assign` leaves of them).
 fn compare_epochs(
     ck: &[(i32, i64)],
     rebuilt: &[(i32, i64)],
@@ -449,9 +484,6 @@ fn compare_epochs(
     load: LoadFacts,
 ) -> Option<String> {
     let start_recorded = load.start_recorded;
-    if ck.windows(2).any(|w| w[1].0 <= w[0].0 || w[1].1 < w[0].1) {
-        return Some("entries are not in ascending epoch and offset order".into());
-    }
     let (Some(first), Some(leo)) = (first, leo) else {
         return None;
     };

@@ -8,8 +8,9 @@
 //! or offset throws `IllegalArgumentException`. Brokers before 2.7 kept the file's entries as
 //! they were.
 
-use super::{BrokerVersion, batches, clean, write};
-use klogscan::finding::Kind;
+use super::{BrokerVersion, Written, batches, clean, write};
+use klogscan::finding::{Kind, Severity};
+use serde_json::json;
 
 /// A current broker (the constructor reads the file through `assign`).
 const CURRENT: Option<BrokerVersion> = Some(BrokerVersion(3, 9, 0));
@@ -28,7 +29,6 @@ const GOING_BACK: [&[(i32, i64)]; 3] = [
 /// cache it answers from, so no `leader_epoch_checkpoint_mismatch` (the file is not one Kafka
 /// writes; what matters to a follower or a consumer is what the load keeps).
 #[test]
-#[ignore = "divergence: verify reports any file whose entries are not ascending (\"entries are not in ascending epoch and offset order\") before comparing; since 2.7 the constructor feeds the entries to assign, which leaves 1 0 / 3 5 here — the batches' lineage — so the broker's cache is right"]
 fn a_file_going_back_is_loaded_as_assign_leaves_it() {
     for file in GOING_BACK {
         let w = write(clean(), batches(0, &[(1, 5), (3, 3)]), file);
@@ -68,7 +68,6 @@ fn a_file_going_back_to_a_wrong_cache_is_reported() {
 /// not starting). Near miss: epoch 0 in place of -1 — the entry is dropped by the next one at
 /// the same offset, the load is whole: quiet.
 #[test]
-#[ignore = "divergence: verify parses -1 0 as an entry and compares the rest (quiet here; a negative offset only as entries not ascending), never saying that a 2.7+ broker's load throws IllegalArgumentException and the broker does not start"]
 fn a_negative_entry_stops_the_load() {
     let p = || batches(0, &[(1, 5), (3, 3)]);
     for file in [&[(-1, 0), (1, 0), (3, 5)][..], &[(1, 0), (3, 5), (4, -2)]] {
@@ -82,4 +81,101 @@ fn a_negative_entry_stops_the_load() {
         assert!(f[0].broker_behaviour.contains("does not start"), "{f:#?}");
     }
     write(clean(), p(), &[(0, 0), (1, 0), (3, 5)]).assert_quiet();
+}
+
+// ----- which broker loads the file -------------------------------------------------------
+
+/// Make `w`'s log dir a KRaft node's (`meta.properties` version 1): KRaft exists only since
+/// 2.8, so without `--broker-version` its constructor is known to run each entry through
+/// `assign`.
+fn kraft(w: &Written) {
+    let meta = crate::kafka_quiet_cluster_cases::meta_v1(1, "lec");
+    std::fs::write(w.log_dir().join("meta.properties"), meta).unwrap();
+}
+
+/// The `leader_epoch_checkpoint_mismatch` findings of `v`.
+fn epoch_findings(v: &klogscan::verify::VerifyReport) -> Vec<klogscan::finding::Finding> {
+    (v.findings())
+        .filter(|f| f.kind == Kind::LeaderEpochCheckpointMismatch)
+        .cloned()
+        .collect()
+}
+
+/// A KRaft log dir, no `--broker-version`: the files going back are loaded as `assign`
+/// leaves them (quiet over the batches' lineage, reported over another), and a negative entry
+/// stops the start (an error). Near miss: the same log dir in ZooKeeper mode (version 0),
+/// below.
+#[test]
+fn a_kraft_log_dir_proves_the_constructor_assigns() {
+    for file in GOING_BACK {
+        let w = write(clean(), batches(0, &[(1, 5), (3, 3)]), file);
+        kraft(&w);
+        let m = epoch_findings(&w.verify());
+        assert!(m.is_empty(), "{file:?}: {m:#?}");
+        let w = write(clean(), batches(0, &[(1, 6), (2, 2)]), file);
+        kraft(&w);
+        let m = epoch_findings(&w.verify());
+        assert_eq!(m.len(), 1, "{file:?}: {m:#?}");
+        assert_eq!(m[0].severity, Severity::Warning, "{m:#?}");
+        assert!(!m[0].message.contains("before 2.7"), "{m:#?}");
+        assert_eq!(m[0].evidence["loaded_by_assign"], json!([[1, 0], [3, 5]]));
+    }
+    let w = write(
+        clean(),
+        batches(0, &[(1, 5), (3, 3)]),
+        &[(-1, 0), (1, 0), (3, 5)],
+    );
+    kraft(&w);
+    let m = epoch_findings(&w.verify());
+    assert_eq!(m.len(), 1, "{m:#?}");
+    assert_eq!(m[0].severity, Severity::Error, "{m:#?}");
+    assert_eq!(m[0].evidence["java_exception"], "IllegalArgumentException");
+    assert!(!m[0].broker_behaviour.contains("before 2.7"), "{m:#?}");
+}
+
+/// Without `--broker-version` and in a ZooKeeper-mode log dir both readings hold: a file
+/// going back whose `assign`-loaded cache is right is an info saying only a broker before
+/// 2.7 answers from the entries as written; one whose loaded cache is wrong too stays a
+/// warning; a negative entry is a warning naming 2.7+ as the broker that does not start.
+/// Near miss: `--broker-version 2.6`, whose constructor keeps the entries as read — no
+/// refusal, the entries compared as they are.
+#[test]
+fn an_unknown_version_says_which_broker_each_reading_needs() {
+    for file in GOING_BACK {
+        let w = write(clean(), batches(0, &[(1, 5), (3, 3)]), file);
+        let m = epoch_findings(&w.verify());
+        assert_eq!(m.len(), 1, "{file:?}: {m:#?}");
+        assert_eq!(m[0].severity, Severity::Info, "{m:#?}");
+        assert!(
+            m[0].message
+                .contains("not in ascending epoch and offset order")
+                && m[0].message.contains("only for a broker before 2.7")
+                && m[0].message.contains("1 from 0, 3 from 5"),
+            "{m:#?}"
+        );
+        let w = write(clean(), batches(0, &[(1, 6), (2, 2)]), file);
+        let m = epoch_findings(&w.verify());
+        assert_eq!(m.len(), 1, "{file:?}: {m:#?}");
+        assert_eq!(m[0].severity, Severity::Warning, "{m:#?}");
+        assert!(m[0].message.contains("wrong too"), "{m:#?}");
+    }
+    let p = || batches(0, &[(1, 5), (3, 3)]);
+    for file in [&[(-1, 0), (1, 0), (3, 5)][..], &[(1, 0), (3, 5), (4, -2)]] {
+        let m = epoch_findings(&write(clean(), p(), file).verify());
+        assert_eq!(m.len(), 1, "{file:?}: {m:#?}");
+        assert_eq!(m[0].severity, Severity::Warning, "{m:#?}");
+        assert_eq!(m[0].evidence["java_exception"], "IllegalArgumentException");
+        let b = &m[0].broker_behaviour;
+        assert!(
+            b.contains("does not start") && b.contains("before 2.7"),
+            "{m:#?}"
+        );
+    }
+    let old = Some(BrokerVersion(2, 6, 0));
+    let m = epoch_findings(&write(clean(), p(), &[(-1, 0), (1, 0), (3, 5)]).verify_as(old));
+    assert!(m.is_empty(), "{m:#?}");
+    let m = epoch_findings(&write(clean(), p(), &[(1, 0), (3, 5), (4, -2)]).verify_as(old));
+    assert_eq!(m.len(), 1, "{m:#?}");
+    assert!(m[0].evidence["java_exception"].is_null(), "{m:#?}");
+    assert!(m[0].message.contains("not in ascending"), "{m:#?}");
 }
