@@ -119,6 +119,36 @@ pub fn read(inv: &Inventory, p: &PartitionDir) -> Result<Option<Vec<EpochEntry>>
     Ok(read_bytes(inv, p)?.and_then(|b| parse_leader_epoch_checkpoint(&b).ok()))
 }
 
+/// The cache `LeaderEpochFileCache`'s constructor (Kafka 2.7 and later) builds from a file's
+/// `entries`, in file order: each goes through `assign`, which skips one that repeats the
+/// latest epoch at the same or a later start (`isUpdateNeeded`) and otherwise first removes,
+/// from the newest down, every entry whose epoch or start offset is not below the new one's
+/// (`maybeTruncateNonMonotonicEntries`). A negative entry makes `assign` throw
+/// `IllegalArgumentException` (the log does not load); it is left out here, and the cache
+/// answers only for the rest (`verify` reports the throw).
+pub fn as_constructed(entries: &[EpochEntry]) -> Vec<EpochEntry> {
+    let mut kept: Vec<EpochEntry> = Vec::new();
+    for e in entries
+        .iter()
+        .filter(|e| e.epoch >= 0 && e.start_offset >= 0)
+    {
+        let needed = kept
+            .last()
+            .is_none_or(|l| e.epoch != l.epoch || e.start_offset < l.start_offset);
+        if !needed {
+            continue;
+        }
+        while kept
+            .last()
+            .is_some_and(|l| l.epoch >= e.epoch || l.start_offset >= e.start_offset)
+        {
+            kept.pop();
+        }
+        kept.push(*e);
+    }
+    kept
+}
+
 /// The lineage `p`'s broker answers `OffsetsForLeaderEpoch` from
 /// (`LeaderEpochFileCache.endOffsetFor`), as far as the inputs show it: the batches'
 /// lineage (`report`'s leader epochs) with the entries of the copy's `leader-epoch-checkpoint`
@@ -205,5 +235,26 @@ mod tests {
         std::fs::create_dir(&f).unwrap();
         let u = Place::File(f).read().unwrap_err();
         assert_eq!(u.reason, "special_file", "{u:?}");
+    }
+
+    /// The constructor's `assign` over a file's entries (`LeaderEpochFileCacheTest`'s
+    /// `shouldEnforceMonotonicallyIncreasingEpochs`, `shouldEnforceOffsetsIncreaseMonotonically`,
+    /// `shouldNotUpdateEpochAndStartOffsetIfItDidNotChange`): an entry going back removes the
+    /// newer ones it is not above, a repeat of the latest epoch at a later start is skipped,
+    /// at an earlier one it replaces it; a negative entry is left out; an ascending file
+    /// stays as written.
+    #[test]
+    fn the_constructor_assigns_each_entry_in_file_order() {
+        let e = |v: &[(i32, i64)]| -> Vec<EpochEntry> {
+            (v.iter())
+                .map(|&(epoch, start_offset)| EpochEntry { epoch, start_offset })
+                .collect()
+        };
+        let c = |v: &[(i32, i64)]| as_constructed(&e(v));
+        assert_eq!(c(&[(1, 0), (2, 6), (3, 5)]), e(&[(1, 0), (3, 5)]));
+        assert_eq!(c(&[(1, 0), (3, 5), (3, 6)]), e(&[(1, 0), (3, 5)]));
+        assert_eq!(c(&[(1, 0), (3, 6), (3, 5)]), e(&[(1, 0), (3, 5)]));
+        assert_eq!(c(&[(-1, 0), (2, 5)]), e(&[(2, 5)]));
+        assert_eq!(c(&[(0, 0), (1, 3), (2, 6)]), e(&[(0, 0), (1, 3), (2, 6)]));
     }
 }

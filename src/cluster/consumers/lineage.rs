@@ -92,34 +92,11 @@ impl EpochEnd {
 
 impl Lineage {
     /// A lineage from entries in file order, as `LeaderEpochFileCache`'s constructor builds
-    /// its cache: each entry goes through `assign`, which skips one that repeats the latest
-    /// epoch at the same or a later start (`isUpdateNeeded`), and otherwise first removes,
-    /// from the newest down, every entry whose epoch or start offset is not below the new
-    /// one's (`maybeTruncateNonMonotonicEntries`). A negative entry makes `assign` throw
-    /// `IllegalArgumentException` in the constructor (the log does not load); the lineage
-    /// leaves it out, and answers only for the rest.
+    /// its cache ([`epoch_file::as_constructed`]: every entry through `assign`; a negative
+    /// one, on which the constructor throws, left out).
     pub fn new(entries: &[EpochEntry], from: impl Into<String>) -> Lineage {
-        let mut kept: Vec<EpochEntry> = Vec::new();
-        for e in entries
-            .iter()
-            .filter(|e| e.epoch >= 0 && e.start_offset >= 0)
-        {
-            let needed = kept
-                .last()
-                .is_none_or(|l| e.epoch != l.epoch || e.start_offset < l.start_offset);
-            if !needed {
-                continue;
-            }
-            while kept
-                .last()
-                .is_some_and(|l| l.epoch >= e.epoch || l.start_offset >= e.start_offset)
-            {
-                kept.pop();
-            }
-            kept.push(*e);
-        }
         Lineage {
-            entries: kept,
+            entries: epoch_file::as_constructed(entries),
             from: from.into(),
             metadata_latest_epoch: None,
             at_log_end: None,

@@ -268,9 +268,13 @@ fn replica_view(
             .map(|e| e.2)
     });
     let (lineage, lineage_unread) = match epoch_file::read(inv, p) {
+        // Read as the broker's constructor loads it (tiered storage needs 3.6+, so the
+        // 2.7+ constructor, `epoch_file::as_constructed`).
         Ok(entries) => {
-            let pairs = |v: Vec<_>| v.into_iter().map(|e: EpochEntry| (e.epoch, e.start_offset));
-            (entries.map(|v| Lineage::new(pairs(v))), None)
+            let pairs = |v: &[EpochEntry]| {
+                (epoch_file::as_constructed(v).into_iter()).map(|e| (e.epoch, e.start_offset))
+            };
+            (entries.map(|v| Lineage::new(pairs(&v))), None)
         }
         Err(u) => (None, Some(u)),
     };
