@@ -198,7 +198,7 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         let (view, replayed) = match &analysed {
             Analysed::Dirs(inv) => {
                 let replayed = Leadership::replay(inv, &opts);
-                (dirs_view(&inputs, &opts, &replayed), replayed)
+                (dirs_view(inv, &opts, &replayed), replayed)
             }
             Analysed::Bundles(staged) => {
                 let inv = staged.inventory();
@@ -385,19 +385,18 @@ fn resolved_filter(
 }
 
 /// The coordinator's view `--transactional-id` resolves through over directories: the
-/// inputs' `__transaction_state` directories, each partition's values from the copy its
+/// `__transaction_state` directories of `inv`, the inventory the analysis reads (`--follow`
+/// and `verify`'s widening included), each partition's values from the copy its
 /// coordinator loads by `replayed`, the run's replay of the metadata logs (the copy the
 /// analysis's findings follow; where it names none, each id's value comes from the copy
 /// with the highest offset).
 fn dirs_view(
-    inputs: &Prepared,
+    inv: &crate::discover::layout::Inventory,
     opts: &ScanOptions,
     replayed: &Leadership,
 ) -> crate::cluster::coordinator::CoordinatorView {
-    let mut inv = crate::discover::layout::discover(&inputs.paths);
-    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
-    let leaders = replayed.coordinator_copies(&inv);
-    crate::cluster::coordinator::CoordinatorView::load_as(&inv, opts, &leaders)
+    let leaders = replayed.coordinator_copies(inv);
+    crate::cluster::coordinator::CoordinatorView::load_as(inv, opts, &leaders)
 }
 
 /// The answer to a verify request: [`crate::verify::verify`] over the request's inputs as
@@ -426,7 +425,7 @@ pub fn verify(
     let mut leadership = None;
     let flt = resolved_filter(req, || {
         let replayed = Leadership::replay(&inv, &req.options);
-        let view = dirs_view(&inputs, &req.options, &replayed);
+        let view = dirs_view(&inv, &req.options, &replayed);
         leadership = Some(replayed);
         view
     })?;

@@ -72,3 +72,41 @@ fn transactional_id_selects_its_producers() {
     assert_eq!(code, 2);
     assert!(err.contains("\"nobody\""), "{err}");
 }
+
+/// `--transactional-id` resolves through the directories the analysis reads: with
+/// `--follow`, a `__transaction_state` partition reached through a symbolic link (a log dir
+/// laid out with links to other disks) names the id's producer, as the scan reads it; near
+/// miss: without `--follow` the scan does not read the link, and the id is an error naming no
+/// coordinator log, never resolved from files the analysis skipped.
+#[cfg(unix)]
+#[test]
+fn transactional_id_resolves_through_the_directories_the_scan_follows() {
+    let root = tempfile::tempdir().unwrap();
+    let (data, other) = (root.path().join("data"), root.path().join("other"));
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append(Batch::new(Producer::transactional(900, 1)).records(2));
+    p.append(Batch::new(Producer::transactional(901, 4)).records(2));
+    p.advance_time(20 * 60_000);
+    p.append(Batch::new(Producer::PLAIN).values(["b"]));
+    p.write(&data).unwrap();
+    let mut t = PartitionBuilder::new("__transaction_state", 7);
+    let v = TxnValue::new(900, 1, state::COMPLETE_COMMIT).times(1, 1);
+    t.append(Batch::new(Producer::PLAIN).record(Rec::kv(key("app-1"), v.encode())));
+    t.write(&other).unwrap();
+    std::os::unix::fs::symlink(
+        other.join("__transaction_state-7"),
+        data.join("__transaction_state-7"),
+    )
+    .unwrap();
+
+    let (code, one, err) = scan(&data, &["--follow", "--transactional-id", "app-1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!producers(&one).is_empty(), "{}", one["findings"]);
+    assert!(
+        producers(&one).iter().all(|p| *p == 900),
+        "{}",
+        one["findings"]
+    );
+    let (code, _, err) = scan(&data, &["--transactional-id", "app-1"]);
+    assert_eq!(code, 2, "{err}");
+}
