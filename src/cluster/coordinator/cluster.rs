@@ -209,9 +209,38 @@ pub fn check_models(
         extra.entry(at).or_default().push(f);
     }
     report.add_partition_findings(extra);
+    lower_tv01_markers(report, &inputs, &analysis.tv01_markers);
     report.recount_findings();
     link_hanging(report, &origins, &causes);
     report.transactions = Some(analysis);
+}
+
+/// Lower the `marker_epoch_not_bumped` finding at each marker of `markers`, whose
+/// coordinator record gives a TV0/1 EndTxn ([`txns::end_version`]).
+fn lower_tv01_markers(
+    report: &mut ScanReport,
+    inputs: &txns::Joined<'_>,
+    markers: &[txns::end_version::Tv01Marker],
+) {
+    if markers.is_empty() {
+        return;
+    }
+    let by_path: HashMap<&str, std::ops::Range<usize>> = (report.partitions.iter())
+        .map(|p| (p.path.as_str(), p.carried.finding_range.clone()))
+        .collect();
+    for m in markers {
+        let Some(input) = inputs.partitions.get(m.input) else {
+            continue;
+        };
+        let Some(range) = by_path.get(input.origin.path.as_str()) else {
+            continue;
+        };
+        for f in report.findings.get_mut(range.clone()).into_iter().flatten() {
+            if txns::end_version::is_finding_of(f, m) {
+                txns::end_version::lower(f, m);
+            }
+        }
+    }
 }
 
 /// Name each cause's id in the `caused_by` of the `hanging_transaction`/`open_transaction`

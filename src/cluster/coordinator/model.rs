@@ -87,6 +87,13 @@ pub struct CoordTxn {
     /// so the data may also be one epoch below `data_epoch` ([`Self::holds_data_epoch`]).
     #[serde(skip)]
     pub fenced_abort_possible: bool,
+    /// The `ClientTransactionVersion` its end recorded: that of its Prepare* value (of its
+    /// Complete* value when only that is known), the EndTxn request's own
+    /// (`TransactionMetadata.prepareAbortOrCommit` stores it, `prepareComplete` keeps it);
+    /// `None` when that value is v0, which records none (a broker at `transaction.version`
+    /// 0, `TransactionLog.valueToBytes`), or the transaction has not ended.
+    #[serde(skip)]
+    pub end_version: Option<i16>,
 }
 
 impl CoordTxn {
@@ -140,6 +147,7 @@ impl CoordTxn {
                 v.state,
                 TxnState::PrepareAbort | TxnState::CompleteAbort
             ),
+            end_version: None,
         }
     }
 
@@ -532,6 +540,7 @@ fn step(
             t.client_transaction_version = t
                 .client_transaction_version
                 .max(v.client_transaction_version);
+            t.end_version = recorded_version(v);
             ([other, None], Some(t))
         }
         TxnState::CompleteCommit | TxnState::CompleteAbort => {
@@ -558,6 +567,7 @@ fn step(
             t.state = v.state;
             t.commit = Some(commit);
             t.complete_ms = Some(v.last_update_ms);
+            t.end_version = t.end_version.or(recorded_version(v));
             t.last_update_ms = v.last_update_ms;
             t.last_record_offset = offset;
             ([other, Some(t)], None)
@@ -565,6 +575,12 @@ fn step(
         // Empty, Dead, PrepareEpochFence: no transaction in progress.
         _ => ([cur, None], None),
     }
+}
+
+/// The `ClientTransactionVersion` value `v` records: a v1 value's (`None` for a v0
+/// value, which has no such field).
+fn recorded_version(v: &CoordValue) -> Option<i16> {
+    (v.version >= 1).then_some(v.client_transaction_version)
 }
 
 /// `v` is a PrepareAbort aborting `t`, whose Prepare* append failed

@@ -17,6 +17,7 @@
 
 pub mod align;
 pub mod clock;
+pub mod end_version;
 pub mod exhaustion;
 pub mod first_sequence;
 pub mod group;
@@ -177,6 +178,9 @@ pub struct TxnAnalysis {
     pub transactions: Vec<ClusterTxn>,
     pub findings: Vec<Placed>,
     pub stats: stats::TxnStatistics,
+    /// The markers whose coordinator record gives a TV0/1 EndTxn ([`end_version`]): the
+    /// caller lowers the partition's `marker_epoch_not_bumped` at each.
+    pub tv01_markers: Vec<end_version::Tv01Marker>,
 }
 
 /// Tunables of the join.
@@ -381,6 +385,7 @@ pub fn analyse_joined(inputs: &Joined<'_>, opts: &TxnOptions) -> TxnAnalysis {
                 .collect();
             for ((row, rendered), g) in done.into_iter().zip(&groups) {
                 rows.push(row);
+                end_version::of_group(parts, g, coord, &mut out.tv01_markers);
                 let Some(rendered) = rendered else { continue };
                 let (t, f) = *rendered;
                 found.extend(f);

@@ -270,12 +270,25 @@ fn a_prepared_or_finished_transaction_takes_no_second_end_txn() {
 /// one committed transaction on `orders-0` per `(data epoch, end epoch, the EndTxn's client
 /// transaction version)` of `txns`, checked a minute after the last.
 fn version_switch(txns: &[(i16, i16, i16)]) -> Verdict {
+    switch_with(txns, true)
+}
+
+/// [`version_switch`]; without `recorded`, the Prepare and Complete values of a version 0
+/// EndTxn are v0 values, which record no `ClientTransactionVersion` (a broker whose
+/// `transaction.version` is 0, `TransactionLog.valueToBytes`).
+fn switch_with(txns: &[(i16, i16, i16)], recorded: bool) -> Verdict {
     let mut s = Story::new("switch");
     s.coord(tv2_plain(value((10, 0), EMPTY, &[], (S, -1), TIMEOUT)));
     let mut t = S + SEC;
     for &(data, end, ctv) in txns {
         let p = Producer::transactional(10, data);
-        let ver = |v: TxnValue| v.v1(-1, -1, ctv);
+        let ver = |v: TxnValue| {
+            if ctv == 0 && !recorded {
+                v
+            } else {
+                v.v1(-1, -1, ctv)
+            }
+        };
         s.coord(tv2_plain(value((10, data), ONGOING, O0, (t, t), TIMEOUT)));
         s.data(0, p, t + 100);
         s.coord(ver(value(
@@ -334,20 +347,51 @@ fn a_transaction_version_upgrade_keeps_each_end_txns_epoch_rule() {
 /// nothing at warning or above. Near miss: the downgraded client's PrepareCommit one epoch
 /// up, a step no TV0 EndTxn takes: `epoch_step`.
 ///
-/// klogscan reports the first unbumped COMMIT (and the second) as `marker_epoch_not_bumped`
-/// (warning): the partition's replay infers TV2 from the first bumped COMMIT and reads an
-/// unbumped one as a delayed marker or a downgrade, while the coordinator's values in the
-/// inputs — PrepareCommit and CompleteCommit of that transaction at the data's epoch with
-/// `ClientTransactionVersion` 0 — show it is the downgrade, which every leader before 4.2
-/// accepts (`ProducerAppendInfo.appendEndTxnMarker` checks only that the epoch does not go
-/// down), and a 4.2 leader too: the coordinator sends each marker with the transaction's
-/// own client transaction version (KIP-1228), 0 here, and the strict check is TV2's.
+/// The partition's replay infers TV2 from the first bumped COMMIT and reports each unbumped
+/// one as `marker_epoch_not_bumped`; the join reads the coordinator's values of that
+/// transaction — PrepareCommit and CompleteCommit at the data's epoch with
+/// `ClientTransactionVersion` 0 — and lowers each to an info naming them
+/// (`cluster::txns::end_version`): the downgrade every leader accepts, before 4.2
+/// (`ProducerAppendInfo.checkProducerEpoch` refuses only a lower epoch) and from it (the
+/// coordinator sends each marker with the transaction's own version, KIP-1228, 0 here, and
+/// the strict check is TV2's).
 #[test]
-#[ignore = "divergence: after a TV2 COMMIT, a TV0 client's COMMIT at the data's epoch is marker_epoch_not_bumped (warning) though the coordinator's PrepareCommit/CompleteCommit of that transaction carry ClientTransactionVersion 0 at that epoch (a transaction.version downgrade, accepted by the leader)"]
 fn a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule() {
     let v = version_switch(&[(0, 1, 2), (1, 2, 0)]);
     assert_anomalies(&v, "switch", &["epoch_step"]);
-    assert_switch_quiet(&version_switch(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)]));
+    let v = version_switch(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)]);
+    assert_switch_quiet(&v);
+    for (name, fs) in reports(&v) {
+        let nb = of_kind(&fs, Kind::MarkerEpochNotBumped);
+        assert_eq!(nb.len(), 2, "{name}: {:#?}", lines(fs.iter().copied()));
+        for f in nb {
+            let c = &f.evidence["coordinator_transaction"];
+            assert_eq!(c["client_transaction_version"], 0, "{name}: {f:#?}");
+            assert_eq!(c["transactional_id"], "switch", "{name}: {f:#?}");
+        }
+    }
+}
+
+/// The boundary of [`a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule`]: the
+/// coordinator's values of the downgraded transactions are v0 values (written by a broker
+/// at `transaction.version` 0), which record no client version. Without that record the
+/// partition's verdict stands: both unbumped COMMITs stay `marker_epoch_not_bumped`
+/// (warning), and no coordinator record is named.
+#[test]
+fn an_unbumped_marker_without_a_recorded_version_keeps_the_partitions_verdict() {
+    let v = switch_with(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)], false);
+    assert_anomalies(&v, "switch", &[]);
+    for (name, fs) in reports(&v) {
+        let nb = of_kind(&fs, Kind::MarkerEpochNotBumped);
+        assert_eq!(nb.len(), 2, "{name}: {:#?}", lines(fs.iter().copied()));
+        for f in nb {
+            assert_eq!(f.severity, Severity::Warning, "{name}: {f:#?}");
+            assert!(
+                f.evidence.get("coordinator_transaction").is_none(),
+                "{f:#?}"
+            );
+        }
+    }
 }
 
 /// `late`'s timed-out transaction (TV0, timeout 10 s, producer 10 at 1 on `orders-0`):
