@@ -92,7 +92,25 @@ pub fn replay_logs(
     opts: &ScanOptions,
 ) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
-    super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0)
+    let mut models = super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0);
+    // A failed PrepareCommit's abort, held against the COMMIT markers the data partitions
+    // hold (`sent`), before any reader reads the history.
+    super::sent::settle(&mut models, || {
+        (report.partitions.iter())
+            .filter(|p| p.topic != super::TRANSACTION_STATE_TOPIC && !p.outcome().txns.is_empty())
+            .filter_map(|p| {
+                let (o, copy) = origins.of(&p.path);
+                copy.is_live().then(|| super::sent::DataPart {
+                    domain: o.domain(),
+                    topic: &p.topic,
+                    partition: p.partition,
+                    path: &p.path,
+                    txns: &p.outcome().txns,
+                })
+            })
+            .collect()
+    });
+    models
 }
 
 /// The join's partition inputs: each partition's transactions, moved out of `report`.

@@ -94,6 +94,12 @@ pub struct CoordTxn {
     /// 0, `TransactionLog.valueToBytes`), or the transaction has not ended.
     #[serde(skip)]
     pub end_version: Option<i16>,
+    /// Its first record follows the id's Empty value of the same producer id at its data
+    /// epoch: an InitProducerId began that epoch (`TransactionMetadata.
+    /// prepareIncrementProducerEpoch`, or a new producer id at 0), so no earlier
+    /// transaction of the producer ran at it.
+    #[serde(skip)]
+    pub opens_epoch: bool,
 }
 
 impl CoordTxn {
@@ -148,6 +154,7 @@ impl CoordTxn {
                 TxnState::PrepareAbort | TxnState::CompleteAbort
             ),
             end_version: None,
+            opens_epoch: false,
         }
     }
 
@@ -401,8 +408,17 @@ impl Replay {
         st.latest_hit = exhaustion::on_value(&id, r.offset, &v, prev, &mut self.model.exhaustion);
         let cur = st.current.take();
         let partition = self.model.partition;
-        let (ended, next) = step(&id, partition, r.offset, &v, cur);
+        let (ended, mut next) = step(&id, partition, r.offset, &v, cur);
         let st = self.state.get_mut(&*id).expect("inserted above");
+        // A transaction begun by this record right after the producer's Empty at its
+        // epoch opens that epoch ([`CoordTxn::opens_epoch`]).
+        if let (Some(t), Some((_, e))) = (next.as_mut(), st.last_value.as_ref())
+            && t.first_record_offset == r.offset
+        {
+            t.opens_epoch = e.state == TxnState::Empty
+                && e.producer_id == t.producer_id
+                && e.producer_epoch == t.data_epoch;
+        }
         st.last_value = Some((r.offset, v));
         for t in ended.into_iter().flatten() {
             self.end(&id, t);

@@ -300,12 +300,24 @@ const BLOCK_PRODUCERS: usize = 4096;
 #[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
     let wanted = Arc::new(producer_ids(&inputs.partitions));
-    let models: Vec<CoordModel> = inputs
+    let mut models: Vec<CoordModel> = inputs
         .coordinator
         .iter()
         .enumerate()
         .map(|(i, l)| CoordModel::of(l, Some(wanted.clone())).at(i))
         .collect();
+    crate::cluster::coordinator::sent::settle(&mut models, || {
+        (inputs.partitions.iter())
+            .filter(|p| p.origin.live)
+            .map(|p| crate::cluster::coordinator::sent::DataPart {
+                domain: p.origin.domain(),
+                topic: &p.topic,
+                partition: p.partition,
+                path: &p.origin.path,
+                txns: &p.txns,
+            })
+            .collect()
+    });
     analyse_joined(
         &Joined {
             partitions: &inputs.partitions,

@@ -399,23 +399,67 @@ fn an_unbumped_marker_without_a_recorded_version_keeps_the_partitions_verdict() 
 /// CompleteCommit or (`aborted`) the timeout's abort — PrepareAbort one epoch up, the ABORT
 /// marker, CompleteAbort — checked half an hour later.
 fn late_commit(marked: bool, aborted: bool) -> Verdict {
+    late(Late {
+        commit_by: marked.then_some(0),
+        aborted,
+        from_empty: true,
+        tv2: false,
+    })
+}
+
+/// The shapes of `late`'s history ([`late`]).
+#[derive(Clone, Copy, Debug)]
+struct Late {
+    /// The COMMIT marker on `orders-0`, from this coordinator epoch (the values are
+    /// appended at epoch 0).
+    commit_by: Option<i32>,
+    /// The timeout's abort follows the PrepareCommit (else CompleteCommit does).
+    aborted: bool,
+    /// The history starts with the Empty that began the producer's epoch; without it, at
+    /// the Ongoing (the log cleaner removed what came before).
+    from_empty: bool,
+    /// v1 values of a TV2 client: the PrepareCommit one epoch up (2), the timeout's abort
+    /// (the fence, then the server's TV2 bump) at 3.
+    tv2: bool,
+}
+
+/// `late`'s history and data in shape `l`, checked half an hour after the PrepareCommit.
+fn late(l: Late) -> Verdict {
     let p = Producer::transactional(10, 1);
+    let txn = |v: TxnValue| if l.tv2 { tv2(v) } else { v };
+    let plain = |v: TxnValue| if l.tv2 { tv2_plain(v) } else { v };
+    let (commit, abort) = if l.tv2 { (2, 3) } else { (1, 2) };
     let mut s = Story::new("late");
-    s.coord(value((10, 1), EMPTY, &[], (S, -1), 10_000));
+    if l.from_empty {
+        s.coord(plain(value((10, 1), EMPTY, &[], (S, -1), 10_000)));
+    }
     let t = S + SEC;
-    s.coord(value((10, 1), ONGOING, O0, (t, t), 10_000));
+    s.coord(plain(value((10, 1), ONGOING, O0, (t, t), 10_000)));
     s.data(0, p, t + 100);
     let u = t + 12 * SEC;
-    s.coord(value((10, 1), PREPARE_COMMIT, O0, (u, t), 10_000));
-    if marked {
-        s.marker(0, p, true, 0, u + 100);
+    s.coord(txn(value((10, commit), PREPARE_COMMIT, O0, (u, t), 10_000)));
+    if let Some(ce) = l.commit_by {
+        s.marker(0, p.with_epoch(commit), true, ce, u + 100);
     }
-    if aborted {
-        s.coord(value((10, 2), PREPARE_ABORT, O0, (u + 200, t), 10_000));
-        s.marker(0, p.with_epoch(2), false, 0, u + 300);
-        s.coord(value((10, 2), COMPLETE_ABORT, &[], (u + 400, t), 10_000));
+    if l.aborted {
+        let e = abort;
+        s.coord(txn(value((10, e), PREPARE_ABORT, O0, (u + 200, t), 10_000)));
+        s.marker(0, p.with_epoch(e), false, l.commit_by.unwrap_or(0), u + 300);
+        s.coord(txn(value(
+            (10, e),
+            COMPLETE_ABORT,
+            &[],
+            (u + 400, t),
+            10_000,
+        )));
     } else {
-        s.coord(value((10, 1), COMPLETE_COMMIT, &[], (u + 200, t), 10_000));
+        s.coord(txn(value(
+            (10, commit),
+            COMPLETE_COMMIT,
+            &[],
+            (u + 200, t),
+            10_000,
+        )));
     }
     s.w.write().check_with(opts(u + 30 * MIN, None))
 }
@@ -451,14 +495,82 @@ fn a_timeout_abort_skips_a_transaction_whose_commit_is_pending() {
 /// PrepareAbort one epoch up after the PrepareCommit whose COMMIT marker (same coordinator
 /// epoch) is on `orders-0` — no coordinator writes it: `invalid_transition`.
 ///
-/// klogscan reads the PrepareAbort as the fence after a Prepare* whose append failed
-/// (`failed_prepare_aborted`, info, "no marker of it was sent"), which the COMMIT marker on
-/// the data partition refutes.
+/// The coordinator's history alone reads the pair as the fence after a Prepare* whose append
+/// failed (`failed_prepare_aborted`); the COMMIT marker from the coordinator epoch that
+/// appended the PrepareCommit refutes that (`cluster::coordinator::sent`): the finding is
+/// `invalid_transition`, names the marker and the committed data, and the abort's ABORT
+/// after the COMMIT, which closed nothing (`marker_without_transaction`), links to it.
 #[test]
-#[ignore = "divergence: a PrepareAbort after a PrepareCommit whose COMMIT marker is on the data partition is read as failed_prepare_aborted (info: the PrepareCommit's append failed, no marker sent), which that marker refutes; Kafka never aborts a transaction after sending its COMMIT markers"]
 fn a_pending_commit_whose_markers_were_sent_is_never_aborted() {
     let v = late_commit(true, false);
     assert_anomalies(&v, "late", &[]);
     let v = late_commit(true, true);
     assert_anomalies(&v, "late", &["invalid_transition"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert_eq!(a.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        let sent = &a[0].evidence["markers_sent"];
+        assert_eq!(sent["commit_markers"][0]["partition"], "orders-0", "{name}");
+        assert_eq!(sent["commit_markers"][0]["offset"], 2, "{name}");
+        assert!(
+            a[0].message.contains("was committed"),
+            "{name}: {}",
+            a[0].message
+        );
+        let m = of_kind(&fs, Kind::MarkerWithoutTransaction);
+        assert_eq!(m.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        assert_eq!(m[0].caused_by, [a[0].id.clone()], "{name}: {:#?}", m[0]);
+    }
+}
+
+/// The boundaries of [`a_pending_commit_whose_markers_were_sent_is_never_aborted`]. A COMMIT
+/// at the PrepareCommit's epoch proves its markers went out only when it is that EndTxn's
+/// and came from the coordinator that appended it:
+/// * TV0 history without the Empty that began the epoch (cleaned): under TV0/1 every
+///   transaction of an epoch ends at it, so the COMMIT may be a delayed marker of an
+///   earlier one — both readings, `failed_prepare_aborted` saying them;
+/// * the same under TV2: the EndTxn's bump (`TransactionMetadata.prepareAbortOrCommit`)
+///   makes the epoch this transaction's alone — `invalid_transition`;
+/// * a COMMIT from a later coordinator epoch (a coordinator that loaded the PrepareCommit,
+///   `TransactionStateManager.loadTransactionsForTxnTopicPartition`, while this copy's
+///   coordinator had failed to append it): nothing refuted — `failed_prepare_aborted`,
+///   no marker named.
+#[test]
+fn a_commit_marker_refutes_a_failed_prepare_only_when_it_is_that_end_txns() {
+    let base = Late {
+        commit_by: Some(0),
+        aborted: true,
+        from_empty: false,
+        tv2: false,
+    };
+    let v = late(base);
+    assert_anomalies(&v, "late", &["failed_prepare_aborted"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert!(
+            a[0].message.contains("delayed COMMIT"),
+            "{name}: {}",
+            a[0].message
+        );
+        assert_eq!(
+            a[0].evidence["markers_sent"]["commit_proven_this_transactions"],
+            false
+        );
+    }
+    let v = late(Late { tv2: true, ..base });
+    assert_anomalies(&v, "late", &["invalid_transition"]);
+    let v = late(Late {
+        commit_by: Some(1),
+        from_empty: true,
+        ..base
+    });
+    assert_anomalies(&v, "late", &["failed_prepare_aborted"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert!(
+            a[0].evidence.get("markers_sent").is_none(),
+            "{name}: {:#?}",
+            a[0]
+        );
+    }
 }
