@@ -390,3 +390,138 @@ pub fn link_aborts(
     }
     linked
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::txns::{
+        CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, RecordProblem,
+    };
+
+    fn value(epoch: i16, state: TxnState, listed: bool) -> CoordValue {
+        CoordValue {
+            version: 0,
+            producer_id: 7,
+            previous_producer_id: -1,
+            next_producer_id: -1,
+            producer_epoch: epoch,
+            next_producer_epoch: -1,
+            timeout_ms: 10_000,
+            state,
+            partitions: if listed { vec![("x".into(), 0)] } else { vec![] },
+            last_update_ms: 0,
+            start_ms: 0,
+            client_transaction_version: 0,
+        }
+    }
+
+    /// Empty@1, Ongoing@1 [x-0], (`bad`) a record the load fails on, PrepareCommit@1 at
+    /// coordinator epoch 0, PrepareAbort@2 at coordinator epoch `abort_ce`: the model.
+    fn model(bad: bool, abort_ce: i32) -> CoordModel {
+        let mut records = Vec::new();
+        let mut push = |v: Option<CoordValue>, ce: i32, problem: bool| {
+            let mut r = CoordRecord::new(records.len() as i64, "a".into(), v);
+            r.coordinator_epoch = ce;
+            if problem {
+                r.problem = Some(Box::new(RecordProblem::Value("truncated".into())));
+            }
+            records.push(r);
+        };
+        push(Some(value(1, TxnState::Empty, false)), 0, false);
+        push(Some(value(1, TxnState::Ongoing, true)), 0, false);
+        if bad {
+            push(None, 0, true);
+        }
+        push(Some(value(1, TxnState::PrepareCommit, true)), 0, false);
+        push(Some(value(2, TxnState::PrepareAbort, true)), abort_ce, false);
+        let log = CoordinatorLog {
+            version: INPUT_VERSION,
+            partition: 3,
+            origin: Origin {
+                cluster_id: Some("c".into()),
+                path: "/d/__transaction_state-3".into(),
+                live: true,
+                ..Origin::default()
+            },
+            ref_time_ms: 0,
+            records,
+            segments: Vec::new(),
+            records_not_read: Vec::new(),
+        };
+        CoordModel::of(&log, None)
+    }
+
+    /// `x-0`: producer 7's data closed by a COMMIT at epoch 1 from coordinator epoch
+    /// `commit_ce` (offset 2), then the abort's ABORT at 2 alone (offset 3).
+    fn data(commit_ce: i32) -> Vec<TxnRecord> {
+        let rec = |end, first, marker_epoch, ce, batches| TxnRecord {
+            producer_id: 7,
+            producer_epoch: 1,
+            marker_epoch,
+            coordinator_epoch: ce,
+            end,
+            first_offset: first,
+            last_data_offset: if batches > 0 { 1 } else { -1 },
+            marker_offset: first + if batches > 0 { 2 } else { 0 },
+            first_timestamp: 0,
+            last_timestamp: 0,
+            records: batches,
+            batches,
+            bytes: 0,
+        };
+        vec![
+            rec(TxnEnd::Commit, 0, 1, commit_ce, 1),
+            rec(TxnEnd::Abort, 3, 2, commit_ce, 0),
+        ]
+    }
+
+    fn settled(mut m: CoordModel, txns: &[TxnRecord]) -> Anomaly {
+        let domain = m.origin.domain();
+        settle(std::slice::from_mut(&mut m), || {
+            vec![DataPart {
+                domain,
+                topic: "x",
+                partition: 0,
+                path: "/d/x-0",
+                txns,
+            }]
+        });
+        let mut fs = m.history.anomalies.into_iter().filter(|a| {
+            matches!(
+                a.kind,
+                AnomalyKind::InvalidTransition | AnomalyKind::FailedPrepareAborted
+            )
+        });
+        let a = fs.next().expect("the pair's anomaly");
+        assert!(fs.next().is_none());
+        a
+    }
+
+    /// The epoch's first transaction, its COMMIT from the PrepareCommit's coordinator
+    /// epoch: invalid, the abort's lone ABORT after it named; from another coordinator
+    /// epoch: unchanged, nothing named.
+    #[test]
+    fn a_commit_from_the_appending_coordinator_refutes_the_failed_prepare() {
+        let a = settled(model(false, 0), &data(0));
+        assert_eq!(a.kind, AnomalyKind::InvalidTransition);
+        let s = a.sent.expect("settled");
+        assert!(s.proven && s.load_stop.is_none());
+        assert_eq!((s.commits.len(), s.aborts.len()), (1, 1));
+        assert_eq!((s.commits[0].offset, s.aborts[0].offset), (2, 3));
+        let a = settled(model(false, 0), &data(1));
+        assert_eq!(a.kind, AnomalyKind::FailedPrepareAborted);
+        assert!(a.sent.is_none());
+    }
+
+    /// A copy whose load stops between the Ongoing and the PrepareCommit: the PrepareAbort
+    /// from a later coordinator epoch may be the one that loaded without the PrepareCommit
+    /// (said too); from the same epoch, no load came between.
+    #[test]
+    fn a_load_stop_before_the_prepare_commit_is_the_other_reading() {
+        let a = settled(model(true, 1), &data(0));
+        assert_eq!(a.kind, AnomalyKind::InvalidTransition);
+        assert_eq!(a.sent.expect("settled").load_stop, Some(2));
+        let a = settled(model(true, 0), &data(0));
+        assert_eq!(a.sent.expect("settled").load_stop, None);
+    }
+}
