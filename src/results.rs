@@ -19,6 +19,7 @@ pub use crate::partition::state::{
 /// The cluster-wide transactions (`ScanReport::transactions`, `txns --cluster`): the types
 /// of [`TxnAnalysis`](cluster_txns::TxnAnalysis).
 pub mod cluster_txns {
+    pub use crate::cluster::txns::end_version::Tv01Marker;
     pub use crate::cluster::txns::group::Grouping;
     pub use crate::cluster::txns::input::Domain;
     pub use crate::cluster::txns::stats::{

@@ -28,7 +28,7 @@ use crate::kafka_txnstate_cases::{
     MIN, SEC, World, anomalies, assert_no_loud, confirmation, held, marker, of_kind, opts,
     partition_for, produce, put, reports, tombstones, value, view,
 };
-use klogscan::finding::{Finding, Kind};
+use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::testkit::Producer;
 use klogscan::testkit::txnlog::TxnValue;
 use klogscan::testkit::txnlog::state::*;

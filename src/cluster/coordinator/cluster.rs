@@ -92,7 +92,25 @@ pub fn replay_logs(
     opts: &ScanOptions,
 ) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
-    super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0)
+    let mut models = super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0);
+    // A failed PrepareCommit's abort, held against the COMMIT markers the data partitions
+    // hold (`sent`), before any reader reads the history.
+    super::sent::settle(&mut models, || {
+        (report.partitions.iter())
+            .filter(|p| p.topic != super::TRANSACTION_STATE_TOPIC && !p.outcome().txns.is_empty())
+            .filter_map(|p| {
+                let (o, copy) = origins.of(&p.path);
+                copy.is_live().then(|| super::sent::DataPart {
+                    domain: o.domain(),
+                    topic: &p.topic,
+                    partition: p.partition,
+                    path: &p.path,
+                    txns: &p.outcome().txns,
+                })
+            })
+            .collect()
+    });
+    models
 }
 
 /// The join's partition inputs: each partition's transactions, moved out of `report`.
@@ -209,9 +227,38 @@ pub fn check_models(
         extra.entry(at).or_default().push(f);
     }
     report.add_partition_findings(extra);
+    lower_tv01_markers(report, &inputs, &analysis.tv01_markers);
     report.recount_findings();
     link_hanging(report, &origins, &causes);
     report.transactions = Some(analysis);
+}
+
+/// Lower the `marker_epoch_not_bumped` finding at each marker of `markers`, whose
+/// coordinator record gives a TV0/1 EndTxn ([`txns::end_version`]).
+fn lower_tv01_markers(
+    report: &mut ScanReport,
+    inputs: &txns::Joined<'_>,
+    markers: &[txns::end_version::Tv01Marker],
+) {
+    if markers.is_empty() {
+        return;
+    }
+    let by_path: HashMap<&str, std::ops::Range<usize>> = (report.partitions.iter())
+        .map(|p| (p.path.as_str(), p.carried.finding_range.clone()))
+        .collect();
+    for m in markers {
+        let Some(input) = inputs.partitions.get(m.input) else {
+            continue;
+        };
+        let Some(range) = by_path.get(input.origin.path.as_str()) else {
+            continue;
+        };
+        for f in report.findings.get_mut(range.clone()).into_iter().flatten() {
+            if txns::end_version::is_finding_of(f, m) {
+                txns::end_version::lower(f, m);
+            }
+        }
+    }
 }
 
 /// Name each cause's id in the `caused_by` of the `hanging_transaction`/`open_transaction`

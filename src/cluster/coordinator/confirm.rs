@@ -204,6 +204,18 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
         return false;
     }
     report.add_partition_findings(extra);
+    // The abort markers that closed nothing after a proven PrepareCommit's COMMIT follow
+    // from its `invalid_transition` (`sent::link_aborts`).
+    let anomalies = &view.history.anomalies;
+    if anomalies.iter().any(|a| a.sent.is_some()) {
+        let ranges: BTreeMap<&str, std::ops::Range<usize>> = (report.partitions.iter())
+            .map(|p| (p.path.as_str(), p.carried.finding_range.clone()))
+            .collect();
+        let place = |path: &str| ranges.get(path).cloned();
+        if sent::link_aborts(anomalies, &mut report.findings, place) {
+            report.recount_findings();
+        }
+    }
     true
 }
 

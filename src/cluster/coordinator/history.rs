@@ -42,7 +42,10 @@ pub enum AnomalyKind {
     RetriedAppend,
     /// A PrepareAbort at a fenced epoch after a Prepare* whose append failed after
     /// reaching the log (`crate::cluster::txns::input::supersedes_failed_prepare`): the
-    /// transaction timed out or a new producer instance aborted it.
+    /// transaction timed out or a new producer instance aborted it. A PrepareCommit whose
+    /// COMMIT the data partitions hold is settled against it (`super::sent`): that
+    /// EndTxn's, from the coordinator epoch that appended it, makes the pair an
+    /// [`AnomalyKind::InvalidTransition`].
     FailedPrepareAborted,
     /// The producer epoch went down with the same producer id.
     EpochRegression,
@@ -168,6 +171,9 @@ pub struct HistoryRecord {
     pub position: u64,
     /// The batch's max timestamp (the coordinator's append time).
     pub timestamp: i64,
+    /// The batch's partition leader epoch: the epoch of the coordinator that appended it
+    /// (-1 unknown), which the markers it sends for the record carry.
+    pub coordinator_epoch: i32,
     pub content: Content,
 }
 
@@ -183,6 +189,9 @@ pub struct Anomaly {
     pub current: HistoryRecord,
     /// The reference time used (time-based anomalies).
     pub reference_time_ms: Option<i64>,
+    /// The COMMIT markers of the previous record's PrepareCommit the data partitions hold
+    /// (a `failed_prepare_aborted` pair, settled against them by `super::sent`).
+    pub sent: Option<Box<super::sent::Sent>>,
 }
 
 /// `TransactionState.validPreviousStates` (`TransactionMetadata.scala`); `tv2` also allows PrepareAbort from Empty and
@@ -274,6 +283,7 @@ impl HistoryChecker {
             segment: segment.to_string(),
             position: r.position,
             timestamp: r.timestamp,
+            coordinator_epoch: r.coordinator_epoch,
             content: Content::Tombstone,
         };
         let problem = r.problem.as_deref();
@@ -462,6 +472,7 @@ impl HistoryChecker {
             previous,
             current,
             reference_time_ms: None,
+            sent: None,
         });
     }
 
@@ -504,6 +515,7 @@ impl HistoryChecker {
                 previous: None,
                 current: rec.clone(),
                 reference_time_ms: Some(now),
+                sent: None,
             });
         }
         out

@@ -24,6 +24,7 @@ crate::internal_mod! {
     mod history;
     mod leader;
     mod model;
+    mod sent;
 }
 
 crate::internal_use!(confirm::{annotate_clusters, annotate_models});

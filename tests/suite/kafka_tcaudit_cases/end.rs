@@ -270,12 +270,25 @@ fn a_prepared_or_finished_transaction_takes_no_second_end_txn() {
 /// one committed transaction on `orders-0` per `(data epoch, end epoch, the EndTxn's client
 /// transaction version)` of `txns`, checked a minute after the last.
 fn version_switch(txns: &[(i16, i16, i16)]) -> Verdict {
+    switch_with(txns, true)
+}
+
+/// [`version_switch`]; without `recorded`, the Prepare and Complete values of a version 0
+/// EndTxn are v0 values, which record no `ClientTransactionVersion` (a broker whose
+/// `transaction.version` is 0, `TransactionLog.valueToBytes`).
+fn switch_with(txns: &[(i16, i16, i16)], recorded: bool) -> Verdict {
     let mut s = Story::new("switch");
     s.coord(tv2_plain(value((10, 0), EMPTY, &[], (S, -1), TIMEOUT)));
     let mut t = S + SEC;
     for &(data, end, ctv) in txns {
         let p = Producer::transactional(10, data);
-        let ver = |v: TxnValue| v.v1(-1, -1, ctv);
+        let ver = |v: TxnValue| {
+            if ctv == 0 && !recorded {
+                v
+            } else {
+                v.v1(-1, -1, ctv)
+            }
+        };
         s.coord(tv2_plain(value((10, data), ONGOING, O0, (t, t), TIMEOUT)));
         s.data(0, p, t + 100);
         s.coord(ver(value(
@@ -334,20 +347,51 @@ fn a_transaction_version_upgrade_keeps_each_end_txns_epoch_rule() {
 /// nothing at warning or above. Near miss: the downgraded client's PrepareCommit one epoch
 /// up, a step no TV0 EndTxn takes: `epoch_step`.
 ///
-/// klogscan reports the first unbumped COMMIT (and the second) as `marker_epoch_not_bumped`
-/// (warning): the partition's replay infers TV2 from the first bumped COMMIT and reads an
-/// unbumped one as a delayed marker or a downgrade, while the coordinator's values in the
-/// inputs — PrepareCommit and CompleteCommit of that transaction at the data's epoch with
-/// `ClientTransactionVersion` 0 — show it is the downgrade, which every leader before 4.2
-/// accepts (`ProducerAppendInfo.appendEndTxnMarker` checks only that the epoch does not go
-/// down), and a 4.2 leader too: the coordinator sends each marker with the transaction's
-/// own client transaction version (KIP-1228), 0 here, and the strict check is TV2's.
+/// The partition's replay infers TV2 from the first bumped COMMIT and reports each unbumped
+/// one as `marker_epoch_not_bumped`; the join reads the coordinator's values of that
+/// transaction — PrepareCommit and CompleteCommit at the data's epoch with
+/// `ClientTransactionVersion` 0 — and lowers each to an info naming them
+/// (`cluster::txns::end_version`): the downgrade every leader accepts, before 4.2
+/// (`ProducerAppendInfo.checkProducerEpoch` refuses only a lower epoch) and from it (the
+/// coordinator sends each marker with the transaction's own version, KIP-1228, 0 here, and
+/// the strict check is TV2's).
 #[test]
-#[ignore = "divergence: after a TV2 COMMIT, a TV0 client's COMMIT at the data's epoch is marker_epoch_not_bumped (warning) though the coordinator's PrepareCommit/CompleteCommit of that transaction carry ClientTransactionVersion 0 at that epoch (a transaction.version downgrade, accepted by the leader)"]
 fn a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule() {
     let v = version_switch(&[(0, 1, 2), (1, 2, 0)]);
     assert_anomalies(&v, "switch", &["epoch_step"]);
-    assert_switch_quiet(&version_switch(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)]));
+    let v = version_switch(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)]);
+    assert_switch_quiet(&v);
+    for (name, fs) in reports(&v) {
+        let nb = of_kind(&fs, Kind::MarkerEpochNotBumped);
+        assert_eq!(nb.len(), 2, "{name}: {:#?}", lines(fs.iter().copied()));
+        for f in nb {
+            let c = &f.evidence["coordinator_transaction"];
+            assert_eq!(c["client_transaction_version"], 0, "{name}: {f:#?}");
+            assert_eq!(c["transactional_id"], "switch", "{name}: {f:#?}");
+        }
+    }
+}
+
+/// The boundary of [`a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule`]: the
+/// coordinator's values of the downgraded transactions are v0 values (written by a broker
+/// at `transaction.version` 0), which record no client version. Without that record the
+/// partition's verdict stands: both unbumped COMMITs stay `marker_epoch_not_bumped`
+/// (warning), and no coordinator record is named.
+#[test]
+fn an_unbumped_marker_without_a_recorded_version_keeps_the_partitions_verdict() {
+    let v = switch_with(&[(0, 1, 2), (1, 1, 0), (1, 1, 0)], false);
+    assert_anomalies(&v, "switch", &[]);
+    for (name, fs) in reports(&v) {
+        let nb = of_kind(&fs, Kind::MarkerEpochNotBumped);
+        assert_eq!(nb.len(), 2, "{name}: {:#?}", lines(fs.iter().copied()));
+        for f in nb {
+            assert_eq!(f.severity, Severity::Warning, "{name}: {f:#?}");
+            assert!(
+                f.evidence.get("coordinator_transaction").is_none(),
+                "{f:#?}"
+            );
+        }
+    }
 }
 
 /// `late`'s timed-out transaction (TV0, timeout 10 s, producer 10 at 1 on `orders-0`):
@@ -355,23 +399,67 @@ fn a_transaction_version_downgrade_keeps_each_end_txns_epoch_rule() {
 /// CompleteCommit or (`aborted`) the timeout's abort — PrepareAbort one epoch up, the ABORT
 /// marker, CompleteAbort — checked half an hour later.
 fn late_commit(marked: bool, aborted: bool) -> Verdict {
+    late(Late {
+        commit_by: marked.then_some(0),
+        aborted,
+        from_empty: true,
+        tv2: false,
+    })
+}
+
+/// The shapes of `late`'s history ([`late`]).
+#[derive(Clone, Copy, Debug)]
+struct Late {
+    /// The COMMIT marker on `orders-0`, from this coordinator epoch (the values are
+    /// appended at epoch 0).
+    commit_by: Option<i32>,
+    /// The timeout's abort follows the PrepareCommit (else CompleteCommit does).
+    aborted: bool,
+    /// The history starts with the Empty that began the producer's epoch; without it, at
+    /// the Ongoing (the log cleaner removed what came before).
+    from_empty: bool,
+    /// v1 values of a TV2 client: the PrepareCommit one epoch up (2), the timeout's abort
+    /// (the fence, then the server's TV2 bump) at 3.
+    tv2: bool,
+}
+
+/// `late`'s history and data in shape `l`, checked half an hour after the PrepareCommit.
+fn late(l: Late) -> Verdict {
     let p = Producer::transactional(10, 1);
+    let txn = |v: TxnValue| if l.tv2 { tv2(v) } else { v };
+    let plain = |v: TxnValue| if l.tv2 { tv2_plain(v) } else { v };
+    let (commit, abort) = if l.tv2 { (2, 3) } else { (1, 2) };
     let mut s = Story::new("late");
-    s.coord(value((10, 1), EMPTY, &[], (S, -1), 10_000));
+    if l.from_empty {
+        s.coord(plain(value((10, 1), EMPTY, &[], (S, -1), 10_000)));
+    }
     let t = S + SEC;
-    s.coord(value((10, 1), ONGOING, O0, (t, t), 10_000));
+    s.coord(plain(value((10, 1), ONGOING, O0, (t, t), 10_000)));
     s.data(0, p, t + 100);
     let u = t + 12 * SEC;
-    s.coord(value((10, 1), PREPARE_COMMIT, O0, (u, t), 10_000));
-    if marked {
-        s.marker(0, p, true, 0, u + 100);
+    s.coord(txn(value((10, commit), PREPARE_COMMIT, O0, (u, t), 10_000)));
+    if let Some(ce) = l.commit_by {
+        s.marker(0, p.with_epoch(commit), true, ce, u + 100);
     }
-    if aborted {
-        s.coord(value((10, 2), PREPARE_ABORT, O0, (u + 200, t), 10_000));
-        s.marker(0, p.with_epoch(2), false, 0, u + 300);
-        s.coord(value((10, 2), COMPLETE_ABORT, &[], (u + 400, t), 10_000));
+    if l.aborted {
+        let e = abort;
+        s.coord(txn(value((10, e), PREPARE_ABORT, O0, (u + 200, t), 10_000)));
+        s.marker(0, p.with_epoch(e), false, l.commit_by.unwrap_or(0), u + 300);
+        s.coord(txn(value(
+            (10, e),
+            COMPLETE_ABORT,
+            &[],
+            (u + 400, t),
+            10_000,
+        )));
     } else {
-        s.coord(value((10, 1), COMPLETE_COMMIT, &[], (u + 200, t), 10_000));
+        s.coord(txn(value(
+            (10, commit),
+            COMPLETE_COMMIT,
+            &[],
+            (u + 200, t),
+            10_000,
+        )));
     }
     s.w.write().check_with(opts(u + 30 * MIN, None))
 }
@@ -407,14 +495,82 @@ fn a_timeout_abort_skips_a_transaction_whose_commit_is_pending() {
 /// PrepareAbort one epoch up after the PrepareCommit whose COMMIT marker (same coordinator
 /// epoch) is on `orders-0` — no coordinator writes it: `invalid_transition`.
 ///
-/// klogscan reads the PrepareAbort as the fence after a Prepare* whose append failed
-/// (`failed_prepare_aborted`, info, "no marker of it was sent"), which the COMMIT marker on
-/// the data partition refutes.
+/// The coordinator's history alone reads the pair as the fence after a Prepare* whose append
+/// failed (`failed_prepare_aborted`); the COMMIT marker from the coordinator epoch that
+/// appended the PrepareCommit refutes that (`cluster::coordinator::sent`): the finding is
+/// `invalid_transition`, names the marker and the committed data, and the abort's ABORT
+/// after the COMMIT, which closed nothing (`marker_without_transaction`), links to it.
 #[test]
-#[ignore = "divergence: a PrepareAbort after a PrepareCommit whose COMMIT marker is on the data partition is read as failed_prepare_aborted (info: the PrepareCommit's append failed, no marker sent), which that marker refutes; Kafka never aborts a transaction after sending its COMMIT markers"]
 fn a_pending_commit_whose_markers_were_sent_is_never_aborted() {
     let v = late_commit(true, false);
     assert_anomalies(&v, "late", &[]);
     let v = late_commit(true, true);
     assert_anomalies(&v, "late", &["invalid_transition"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert_eq!(a.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        let sent = &a[0].evidence["markers_sent"];
+        assert_eq!(sent["commit_markers"][0]["partition"], "orders-0", "{name}");
+        assert_eq!(sent["commit_markers"][0]["offset"], 2, "{name}");
+        assert!(
+            a[0].message.contains("was committed"),
+            "{name}: {}",
+            a[0].message
+        );
+        let m = of_kind(&fs, Kind::MarkerWithoutTransaction);
+        assert_eq!(m.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        assert_eq!(m[0].caused_by, [a[0].id.clone()], "{name}: {:#?}", m[0]);
+    }
+}
+
+/// The boundaries of [`a_pending_commit_whose_markers_were_sent_is_never_aborted`]. A COMMIT
+/// at the PrepareCommit's epoch proves its markers went out only when it is that EndTxn's
+/// and came from the coordinator that appended it:
+/// * TV0 history without the Empty that began the epoch (cleaned): under TV0/1 every
+///   transaction of an epoch ends at it, so the COMMIT may be a delayed marker of an
+///   earlier one — both readings, `failed_prepare_aborted` saying them;
+/// * the same under TV2: the EndTxn's bump (`TransactionMetadata.prepareAbortOrCommit`)
+///   makes the epoch this transaction's alone — `invalid_transition`;
+/// * a COMMIT from a later coordinator epoch (a coordinator that loaded the PrepareCommit,
+///   `TransactionStateManager.loadTransactionsForTxnTopicPartition`, while this copy's
+///   coordinator had failed to append it): nothing refuted — `failed_prepare_aborted`,
+///   no marker named.
+#[test]
+fn a_commit_marker_refutes_a_failed_prepare_only_when_it_is_that_end_txns() {
+    let base = Late {
+        commit_by: Some(0),
+        aborted: true,
+        from_empty: false,
+        tv2: false,
+    };
+    let v = late(base);
+    assert_anomalies(&v, "late", &["failed_prepare_aborted"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert!(
+            a[0].message.contains("delayed COMMIT"),
+            "{name}: {}",
+            a[0].message
+        );
+        assert_eq!(
+            a[0].evidence["markers_sent"]["commit_proven_this_transactions"],
+            false
+        );
+    }
+    let v = late(Late { tv2: true, ..base });
+    assert_anomalies(&v, "late", &["invalid_transition"]);
+    let v = late(Late {
+        commit_by: Some(1),
+        from_empty: true,
+        ..base
+    });
+    assert_anomalies(&v, "late", &["failed_prepare_aborted"]);
+    for (name, fs) in reports(&v) {
+        let a = of_kind(&fs, Kind::TransactionStateAnomaly);
+        assert!(
+            a[0].evidence.get("markers_sent").is_none(),
+            "{name}: {:#?}",
+            a[0]
+        );
+    }
 }
