@@ -247,7 +247,10 @@ mod tests {
     fn the_constructor_assigns_each_entry_in_file_order() {
         let e = |v: &[(i32, i64)]| -> Vec<EpochEntry> {
             (v.iter())
-                .map(|&(epoch, start_offset)| EpochEntry { epoch, start_offset })
+                .map(|&(epoch, start_offset)| EpochEntry {
+                    epoch,
+                    start_offset,
+                })
                 .collect()
         };
         let c = |v: &[(i32, i64)]| as_constructed(&e(v));

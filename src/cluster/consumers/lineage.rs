@@ -92,7 +92,7 @@ impl EpochEnd {
 
 impl Lineage {
     /// A lineage from entries in file order, as `LeaderEpochFileCache`'s constructor builds
-    /// its cache ([`epoch_file::as_constructed`]: every entry through `assign`; a negative
+    /// its cache (`epoch_file::as_constructed`: every entry through `assign`; a negative
     /// one, on which the constructor throws, left out).
     pub fn new(entries: &[EpochEntry], from: impl Into<String>) -> Lineage {
         Lineage {

@@ -241,19 +241,24 @@ fn failed_prepare_texts(a: &Anomaly) -> Texts {
         format!(
             "transactional id {id}: {} follows {prev} with no Complete* between: that Prepare* reached the log but its append failed (answered COORDINATOR_NOT_AVAILABLE), so the coordinator went on from Ongoing and no marker of it was sent; the transaction was then aborted at a fenced epoch (it timed out, or a new producer instance's InitProducerId aborted it){}",
             describe(&a.current),
-            a.sent.as_deref().map(super::sent::both_readings).unwrap_or_default()
+            a.sent
+                .as_deref()
+                .map(super::sent::both_readings)
+                .unwrap_or_default()
         ),
         "a failed EndTxn append resets the coordinator's pending state (TransactionStateManager.appendTransactionToLog); with no retry from the producer, TransactionCoordinator.abortTimedOutTransactions (or handleInitProducerId) fences the epoch (prepareFenceProducerEpoch) and writes PrepareAbort: the markers are the abort's, and the load keeps the later record",
-        Some(match a.sent.as_deref().and_then(super::sent::committed_data) {
-            Some(parts) => format!(
-                "the transaction ended aborted in this log, but its data on {parts} was closed by a COMMIT and delivered as committed, whichever transaction's marker it was: check downstream for records the producer may have written again after its EndTxn failed; the failed append (if it was one) means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas or slow to replicate at the time",
-                a.current.source.partition
-            ),
-            None => format!(
-                "nothing to repair; the transaction ended aborted (its producer saw the EndTxn fail and did not retry, or stopped), so whatever it meant to commit was not. The failed append means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas (min.insync.replicas) or slow to replicate at the time: check its replicas then",
-                a.current.source.partition
-            ),
-        }),
+        Some(
+            match a.sent.as_deref().and_then(super::sent::committed_data) {
+                Some(parts) => format!(
+                    "the transaction ended aborted in this log, but its data on {parts} was closed by a COMMIT and delivered as committed, whichever transaction's marker it was: check downstream for records the producer may have written again after its EndTxn failed; the failed append (if it was one) means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas or slow to replicate at the time",
+                    a.current.source.partition
+                ),
+                None => format!(
+                    "nothing to repair; the transaction ended aborted (its producer saw the EndTxn fail and did not retry, or stopped), so whatever it meant to commit was not. The failed append means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas (min.insync.replicas) or slow to replicate at the time: check its replicas then",
+                    a.current.source.partition
+                ),
+            },
+        ),
     )
 }
 

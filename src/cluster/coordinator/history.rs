@@ -571,12 +571,32 @@ mod tests {
         }
         // The TV2 bumps past 32766 that Kafka writes stay legal.
         let ongoing = snap(Ongoing, 10, EXHAUSTED_EPOCH);
-        assert!(epoch_step_ok(&ongoing, &snap(PrepareCommit, 10, i16::MAX), true));
-        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), true));
-        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), false));
+        assert!(epoch_step_ok(
+            &ongoing,
+            &snap(PrepareCommit, 10, i16::MAX),
+            true
+        ));
+        assert!(epoch_step_ok(
+            &ongoing,
+            &snap(PrepareAbort, 10, i16::MAX),
+            true
+        ));
+        assert!(epoch_step_ok(
+            &ongoing,
+            &snap(PrepareAbort, 10, i16::MAX),
+            false
+        ));
         let prepared = snap(PrepareAbort, 10, i16::MAX);
-        assert!(epoch_step_ok(&prepared, &snap(CompleteAbort, 10, i16::MAX), true));
+        assert!(epoch_step_ok(
+            &prepared,
+            &snap(CompleteAbort, 10, i16::MAX),
+            true
+        ));
         let empty = snap(Empty, 10, EXHAUSTED_EPOCH);
-        assert!(epoch_step_ok(&empty, &snap(PrepareAbort, 10, i16::MAX), true));
+        assert!(epoch_step_ok(
+            &empty,
+            &snap(PrepareAbort, 10, i16::MAX),
+            true
+        ));
     }
 }

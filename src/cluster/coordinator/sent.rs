@@ -138,8 +138,7 @@ fn candidates(m: &CoordModel) -> Vec<Candidate> {
         else {
             continue;
         };
-        let (Some(prepare), Some(abort)) = (value(&prev.content), value(&a.current.content))
-        else {
+        let (Some(prepare), Some(abort)) = (value(&prev.content), value(&a.current.content)) else {
             continue;
         };
         if prepare.state != TxnState::PrepareCommit || prev.coordinator_epoch < 0 {
@@ -408,7 +407,11 @@ mod tests {
             next_producer_epoch: -1,
             timeout_ms: 10_000,
             state,
-            partitions: if listed { vec![("x".into(), 0)] } else { vec![] },
+            partitions: if listed {
+                vec![("x".into(), 0)]
+            } else {
+                vec![]
+            },
             last_update_ms: 0,
             start_ms: 0,
             client_transaction_version: 0,
@@ -433,7 +436,11 @@ mod tests {
             push(None, 0, true);
         }
         push(Some(value(1, TxnState::PrepareCommit, true)), 0, false);
-        push(Some(value(2, TxnState::PrepareAbort, true)), abort_ce, false);
+        push(
+            Some(value(2, TxnState::PrepareAbort, true)),
+            abort_ce,
+            false,
+        );
         let log = CoordinatorLog {
             version: INPUT_VERSION,
             partition: 3,

@@ -63,9 +63,12 @@ pub fn of_group(p: Parts<'_>, g: &Group, coord: &[CoordTxn], out: &mut Vec<Tv01M
     }
     for &m in g.members.iter() {
         let r = rec(p, m);
-        let outcome = if commit { TxnEnd::Commit } else { TxnEnd::Abort };
-        if r.is_empty() || r.end != outcome || r.marker_epoch != end || !c.has_pid(r.producer_id)
-        {
+        let outcome = if commit {
+            TxnEnd::Commit
+        } else {
+            TxnEnd::Abort
+        };
+        if r.is_empty() || r.end != outcome || r.marker_epoch != end || !c.has_pid(r.producer_id) {
             continue;
         }
         if r.marker_epoch > r.producer_epoch {

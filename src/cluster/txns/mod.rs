@@ -178,7 +178,7 @@ pub struct TxnAnalysis {
     pub transactions: Vec<ClusterTxn>,
     pub findings: Vec<Placed>,
     pub stats: stats::TxnStatistics,
-    /// The markers whose coordinator record gives a TV0/1 EndTxn ([`end_version`]): the
+    /// The markers whose coordinator record gives a TV0/1 EndTxn (`end_version`): the
     /// caller lowers the partition's `marker_epoch_not_bumped` at each.
     pub tv01_markers: Vec<end_version::Tv01Marker>,
 }
