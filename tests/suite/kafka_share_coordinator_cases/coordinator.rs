@@ -62,10 +62,10 @@ fn pruned_keys(k3_deleted: bool) -> Vec<super::Raw> {
 }
 
 /// `ShareCoordinatorShardTest.testReplayWithShareSnapshot` (the replay keeps the higher leader
-/// epoch) and `testWriteStateFencedLeaderEpochError` (a write below it is fenced, so never
-/// written): an update at an older leader epoch than the snapshot before it still loads and
-/// its state is served; a share-partition leader reads and writes at its own current epoch,
-/// never below any the log holds. Quiet.
+/// epoch) and `ShareCoordinatorShardTest.testWriteStateFencedLeaderEpochError` (a write below
+/// it is fenced, so never written): an update at an older leader epoch than the snapshot
+/// before it still loads and its state is served; a share-partition leader reads and writes
+/// at its own current epoch, never below any the log holds. Quiet.
 #[test]
 fn an_update_at_an_older_leader_epoch_loads() {
     let recs = vec![
