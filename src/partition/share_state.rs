@@ -361,20 +361,52 @@ fn lost_finding(
             "share consumers: none; the share partition restarts from share.auto.offset.reset (SharePartition.startOffsetDuringInitialization), so records are delivered again or skipped".to_string(),
         )
     };
+    const LOAD: &str = "ShareCoordinatorShard.replay → handleShareUpdate on a share partition without state keeps the update as its state (ShareGroupOffset.fromRecord: state epoch -1, the update's start offset and batches as written)";
+    const RESET: &str = "set the group's start offset with kafka-share-groups.sh --reset-offsets if the restart position is wrong";
+    // A log complete from offset 0 lost nothing: no snapshot was ever written before the
+    // updates, which no share coordinator does (a write to a share partition it holds no
+    // state for is refused, `ShareCoordinatorShardTest.testWriteFailsOnUninitializedPartition`).
+    let never = log_start == Some(0);
+    let (what, broker, remediation) = if never {
+        (
+            "no ShareSnapshot in a log complete from offset 0, only updates",
+            format!(
+                "{LOAD}; a share coordinator writes no update for a share partition it has not initialized (ShareCoordinatorShard refuses the write), so these updates were written by something else (a copy or a tool), not lost by the log's retention"
+            ),
+            format!(
+                "find what wrote updates for this share partition without its initializing ShareSnapshot (the share coordinator does not); {RESET}"
+            ),
+        )
+    } else {
+        (
+            "no ShareSnapshot at or above the log start, only updates",
+            format!(
+                "{LOAD}; the coordinator's own pruning never moves the log start past a live share partition's latest snapshot (ShareCoordinatorOffsetsManager.updateState), so the snapshot was removed by other means (DeleteRecords, retention set on the topic)"
+            ),
+            format!(
+                "check how the log start of this __share_group_state partition moved (kafka-delete-records.sh, retention.ms or retention.bytes set on the topic); {RESET}"
+            ),
+        )
+    };
+    let held = if never {
+        "so the states of acknowledged and in-flight records are whatever the updates say"
+    } else {
+        "so the states of the acknowledged and in-flight records the snapshot held are lost"
+    };
     Finding::new(
         Kind::ShareStateLost,
         &ctx.topic,
         ctx.partition,
         format!(
-            "{who}: no ShareSnapshot at or above the log start, only updates (the latest at offset {}): the share coordinator's load takes the first update as the whole state (state epoch -1, {start}), so the states of the acknowledged and in-flight records the snapshot held are lost",
+            "{who}: {what} (the latest at offset {}): the share coordinator's load takes the first update as the whole state (state epoch -1, {start}), {held}",
             s.last
         ),
     )
     .offset(s.last)
     .evidence(ev)
-    .broker("ShareCoordinatorShard.replay → handleShareUpdate on a share partition without state keeps the update as its state (ShareGroupOffset.fromRecord: state epoch -1, the update's start offset and batches as written); the coordinator's own pruning never moves the log start past a live share partition's latest snapshot (ShareCoordinatorOffsetsManager.updateState), so the snapshot was removed by other means (DeleteRecords, retention set on the topic)")
+    .broker(broker)
     .client_error(restart)
-    .remediation("check how the log start of this __share_group_state partition moved (kafka-delete-records.sh, retention.ms or retention.bytes set on the topic); set the group's start offset with kafka-share-groups.sh --reset-offsets if the restart position is wrong")
+    .remediation(remediation)
 }
 
 /// `share_state_batch_below_start`: the served state holds a batch starting below its start

@@ -58,6 +58,47 @@ fn an_update_with_no_snapshot_before_it_is_the_whole_state() {
     assert_eq!(f.offset, Some(0), "{f:#?}");
     assert_eq!(f.evidence["latest_update_offset"], 0, "{}", f.evidence);
     assert_eq!(f.evidence["start_offset"], 100, "{}", f.evidence);
+    // Nothing was pruned: the finding says the updates were never preceded by a snapshot,
+    // not that one was removed.
+    assert!(
+        f.message.contains("complete from offset 0"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.broker_behaviour
+            .contains("not lost by the log's retention"),
+        "{f:#?}"
+    );
+    assert!(
+        !f.broker_behaviour.contains("removed by other means"),
+        "{f:#?}"
+    );
+}
+
+/// Near miss of the wording: the initializing snapshot at offset 0 pruned away (log start
+/// 1): the same finding says the snapshot was removed by other means than the coordinator's
+/// pruning.
+#[test]
+fn near_miss_an_update_whose_snapshot_was_pruned_says_it_was_removed() {
+    let recs = vec![
+        SP.snapshot((0, 0, -1), -1, &[]),
+        SP.update(0, 3, 100, &[(100, 109, ACKNOWLEDGED, 1)]),
+    ];
+    let r = run(log_dir(
+        vec![orders(0, 0, 200), state_log(0, recs)],
+        Some(1),
+    ));
+    let f = r.one(Kind::ShareStateLost, Severity::Warning);
+    assert!(
+        f.broker_behaviour.contains("removed by other means"),
+        "{f:#?}"
+    );
+    assert!(
+        f.message.contains("at or above the log start"),
+        "{}",
+        f.message
+    );
 }
 
 /// Near miss: the share partition initialized first (`initializeState`'s snapshot, start -1,
