@@ -178,6 +178,9 @@ pub struct ShareStateReplay {
     /// Records below it are not loaded (the checkpointed log start; `None`: the first
     /// segment's base, at or below every record).
     log_start: Option<i64>,
+    /// The log holds every record from offset 0: its first segment's base is 0 and no
+    /// checkpointed log start is above it (nothing was ever removed from its start).
+    complete_from_zero: bool,
     states: BTreeMap<Key, State>,
 }
 
@@ -190,8 +193,11 @@ impl ShareStateReplay {
     ) -> Option<ShareStateReplay> {
         // Not for files named alone either: the directory's other segments are unread.
         let live = matches!(p.kind, Some(crate::discover::layout::DirKind::Normal)) && !p.partial;
+        let first_base = (p.segments.iter().find(|s| s.log.is_some())).map(|s| s.base_offset);
         (live && ctx.topic == groups::SHARE_GROUP_STATE_TOPIC).then(|| ShareStateReplay {
             log_start: ctx.log_start_offset,
+            complete_from_zero: first_base == Some(0)
+                && ctx.log_start_offset.is_none_or(|s| s <= 0),
             states: BTreeMap::new(),
         })
     }
@@ -294,7 +300,8 @@ impl ShareStateReplay {
             let ev = json!({"group": group, "topic_id": id, "partition": partition});
             let mut lost = None;
             if s.snapshot.is_none() {
-                let f = lost_finding(ctx, &who, s, ev.clone(), self.log_start);
+                let from = (self.log_start, self.complete_from_zero);
+                let f = lost_finding(ctx, &who, s, ev.clone(), from);
                 lost = Some(f.identity_key());
                 out.push(f);
             }
@@ -340,7 +347,7 @@ fn lost_finding(
     who: &str,
     s: &State,
     mut ev: serde_json::Value,
-    log_start: Option<i64>,
+    (log_start, complete_from_zero): (Option<i64>, bool),
 ) -> Finding {
     ev["latest_update_offset"] = json!(s.last);
     ev["log_start_offset"] = json!(log_start);
@@ -366,7 +373,7 @@ fn lost_finding(
     // A log complete from offset 0 lost nothing: no snapshot was ever written before the
     // updates, which no share coordinator does (a write to a share partition it holds no
     // state for is refused, `ShareCoordinatorShardTest.testWriteFailsOnUninitializedPartition`).
-    let never = log_start == Some(0);
+    let never = complete_from_zero;
     let (what, broker, remediation) = if never {
         (
             "no ShareSnapshot in a log complete from offset 0, only updates",
