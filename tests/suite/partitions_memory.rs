@@ -43,10 +43,10 @@ const PARTITIONS: usize = 20_000;
 ///
 /// Those fixed limits tracked the debug binary's own size as much as the partitions: on
 /// 2026-12-07 one partition needed 42 148 KiB (the binary had grown by 3.9 MiB since
-/// 12-05), 20 000 `scan` 78 886 KiB and `verify` 84 511 KiB — 36 738 KiB (1.84 KB a
-/// partition) and 42 363 KiB (2.17 KB) above one partition, against 36 094 and 41 250 KiB
-/// on 12-05 — and the scan failed its 78 MiB though the per-partition part had grown by
-/// 33 bytes. The limits are
+/// 12-05), 20 000 `scan` 78 886 KiB and `verify` 84 511 KiB — 36 738 KiB (1 881 bytes a
+/// partition) and 42 363 KiB (2 169 bytes) above one partition, against 36 094 and
+/// 41 250 KiB (1 848 and 2 112 bytes) on 12-05 — and the scan failed its 78 MiB though the
+/// per-partition part had grown by 33 bytes. The limits are
 /// now the one-partition run's own need, measured in the same test, plus a budget per
 /// partition: issue #29's target of 2 KB an empty partition for `scan`, 2.5 KB for
 /// `verify` (which also keeps each partition's prediction until the report is written).
