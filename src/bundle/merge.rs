@@ -406,15 +406,6 @@ fn read_slim(
     Ok(Bundles { list, parts, dirs })
 }
 
-/// The paths the bundles' collects were given, in order: the merged report's `inputs`.
-pub fn inputs_of(bundles: &Bundles) -> Vec<String> {
-    bundles
-        .list
-        .iter()
-        .flat_map(|(_, b)| b.header.inputs.iter().cloned())
-        .collect()
-}
-
 /// [`merge_streaming`] over bundles already read ([`read_bundles`]).
 pub fn merge_bundles(
     bundles: Bundles,

@@ -25,8 +25,8 @@ pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
 pub use merge::{
-    Bundle, Bundles, Merged, bundle_files, inputs_of, merge, merge_bundles, merge_streaming,
-    read_bundles, read_bundles_for,
+    Bundle, Bundles, Merged, bundle_files, merge, merge_bundles, merge_streaming, read_bundles,
+    read_bundles_for,
 };
 pub(crate) use merge::{Staged, stage};
 

@@ -73,25 +73,6 @@ impl CoordinatorView {
         view
     }
 
-    /// Replay the `__transaction_state` records walks kept elsewhere (an evidence bundle's
-    /// partition results): `(partition number, directory, its cluster inputs, its segment
-    /// names)`, in the order [`Self::load`] takes the directories (topic-partition, then
-    /// path).
-    pub fn from_inputs<'a>(
-        logs: impl IntoIterator<Item = (i32, &'a str, &'a ClusterInputs, &'a SegmentNames)>,
-    ) -> CoordinatorView {
-        let mut view = CoordinatorView::default();
-        for (partition, path, inputs, names) in logs {
-            view.absorb(&Walked::Kept(inputs, names).replay(
-                partition,
-                origin(path),
-                0,
-                (view_only(), true),
-            ));
-        }
-        view
-    }
-
     /// One view per cluster (`crate::discover::identity::ClusterKey`) holding a live
     /// `__transaction_state` partition, each replaying only that cluster's partitions.
     /// Every partition is walked here; [`Self::load_clusters_from`] reuses a scan's walk.
