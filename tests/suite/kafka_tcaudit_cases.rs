@@ -109,6 +109,24 @@ fn kinds_on(fs: &[&Finding], topic: &str, n: i32) -> Vec<Kind> {
     k
 }
 
+/// Every report of `v`: for a near miss, `topic`-`n` holds a finding of each of `kinds`;
+/// for Kafka's own case, nothing loud and no open or hanging transaction anywhere.
+fn assert_case(v: &Verdict, near_miss: bool, (topic, n): (&str, i32), kinds: &[Kind]) {
+    for (name, fs) in reports(v) {
+        if near_miss {
+            let k = kinds_on(&fs, topic, n);
+            assert!(
+                kinds.iter().all(|want| k.contains(want)),
+                "{name}: {:#?}",
+                lines(fs.iter().copied())
+            );
+        } else {
+            assert_no_loud(name, &fs);
+            assert_nothing_open(name, &fs);
+        }
+    }
+}
+
 /// No open or hanging transaction anywhere in `fs`.
 fn assert_nothing_open(name: &str, fs: &[&Finding]) {
     let open: Vec<&Finding> = (fs.iter().copied())

@@ -124,20 +124,12 @@ fn verification_keeps_data_to_the_listed_partitions() {
         ));
         let v = s.w.write().check_with(opts(t + 20 * MIN, None));
         assert_anomalies(&v, "verified", &[]);
-        for (name, fs) in reports(&v) {
-            if near_miss {
-                let k = kinds_on(&fs, "orders", 2);
-                assert!(
-                    k.contains(&Kind::TransactionPartitionUnlisted)
-                        && k.contains(&Kind::HangingTransaction),
-                    "{name}: {:#?}",
-                    lines(fs.iter().copied())
-                );
-            } else {
-                assert_no_loud(name, &fs);
-                assert_nothing_open(name, &fs);
-            }
-        }
+        assert_case(
+            &v,
+            near_miss,
+            ("orders", 2),
+            &[Kind::TransactionPartitionUnlisted, Kind::HangingTransaction],
+        );
     }
 }
 

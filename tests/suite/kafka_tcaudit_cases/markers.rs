@@ -120,20 +120,12 @@ fn a_deleted_partition_is_skipped_and_a_leaderless_one_waits() {
         s.coord(value((5, 0), COMPLETE_COMMIT, &[], (done, t), TIMEOUT));
         let v = s.w.write().check_with(opts(done + 20 * MIN, None));
         assert_anomalies(&v, "t", &[]);
-        for (name, fs) in reports(&v) {
-            if near_miss {
-                let k = kinds_on(&fs, "gone", 0);
-                assert!(
-                    k.contains(&Kind::TransactionMarkerMissing)
-                        && k.contains(&Kind::HangingTransaction),
-                    "{name}: {:#?}",
-                    lines(fs.iter().copied())
-                );
-            } else {
-                assert_no_loud(name, &fs);
-                assert_nothing_open(name, &fs);
-            }
-        }
+        assert_case(
+            &v,
+            near_miss,
+            ("gone", 0),
+            &[Kind::TransactionMarkerMissing, Kind::HangingTransaction],
+        );
     }
 }
 
