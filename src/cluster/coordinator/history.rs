@@ -259,6 +259,13 @@ pub struct HistoryChecker {
     /// `ClientTransactionVersion` 2: a v0 value after it (written once `transaction.version`
     /// was downgraded, `TransactionLog.valueToBytes`) may still be a TV2 client's.
     tv2_ids: std::collections::BTreeSet<(String, String)>,
+    /// `(partition dir, transactional id)` whose latest value is an Empty at epoch 0 under a
+    /// producer id its previous value did not have (an InitProducerId rotation), with that
+    /// previous producer id: the rotation's append may have failed after reaching the log
+    /// (`TransactionStateManager.appendTransactionToLog`), leaving the coordinator at the
+    /// exhausted value before it, whose next InitProducerId rotates again (any new producer
+    /// id) but never returns to the old one.
+    rotated_from: BTreeMap<(String, String), i64>,
 }
 
 /// How far `TransactionStateManager.loadTransactionMetadata` gets through one copy.
@@ -358,6 +365,54 @@ impl HistoryChecker {
         self.latest.insert(slot, at);
     }
 
+    /// Whether an Empty of `cur`'s new producer id may follow `p`, the id's previous value,
+    /// of another producer id, without an exhausted epoch or a link between them. The
+    /// coordinator hands out a new producer id only to an id it holds no state for, or on
+    /// an exhausted epoch (`TransactionCoordinator.handleInitProducerId`: otherwise
+    /// `prepareIncrementProducerEpoch` keeps the producer id;
+    /// `TransactionCoordinatorTest.testInitProducerIdWithInvalidEpochAfterProducerIdRotation`).
+    /// Its state may still differ from `p`: when `p` is an Empty at epoch 0 (a new id's first
+    /// value, or a rotation's) whose append failed after reaching the log, the coordinator
+    /// holds no state or the exhausted value before `p`, and rotates again — to any new
+    /// producer id, never back to the rotated one.
+    fn new_id_may_follow(
+        &self,
+        id: &str,
+        at: &HistoryRecord,
+        p: &TxnSnapshot,
+        cur: &TxnSnapshot,
+    ) -> bool {
+        if p.state != TxnState::Empty || p.producer_epoch != 0 {
+            return false;
+        }
+        let slot = (at.source.path.clone(), id.to_string());
+        self.rotated_from.get(&slot) != Some(&cur.producer_id)
+    }
+
+    /// Remember (or forget) that `cur`, the id's value at `at`, rotated from `prev`'s
+    /// producer id (see [`HistoryChecker::new_id_may_follow`]).
+    fn note_rotation(
+        &mut self,
+        id: &str,
+        at: &HistoryRecord,
+        prev: Option<TxnSnapshot>,
+        cur: &TxnSnapshot,
+    ) {
+        let slot = (at.source.path.clone(), id.to_string());
+        match prev {
+            Some(p)
+                if cur.state == TxnState::Empty
+                    && cur.producer_epoch == 0
+                    && p.producer_id != cur.producer_id =>
+            {
+                self.rotated_from.insert(slot, p.producer_id);
+            }
+            _ => {
+                self.rotated_from.remove(&slot);
+            }
+        }
+    }
+
     /// The anomalies of value `cur` of `id` (record `at`) after `prev`, the id's previous
     /// record; `retry`: `cur` repeats the previous value (`CoordValue::repeats`), one
     /// transition written twice, which no transition rule reads as a second one.
@@ -419,9 +474,9 @@ impl HistoryChecker {
                         kinds.push(AnomalyKind::EpochStep);
                     }
                 } else if !(p.producer_epoch >= EXHAUSTED_EPOCH
-                    || cur.state == TxnState::Empty
                     || cur.previous_producer_id == p.producer_id
-                    || p.next_producer_id == cur.producer_id)
+                    || p.next_producer_id == cur.producer_id
+                    || (cur.state == TxnState::Empty && self.new_id_may_follow(id, at, &p, &cur)))
                 {
                     kinds.push(AnomalyKind::PidChange);
                 }
@@ -429,6 +484,7 @@ impl HistoryChecker {
             None if transient => kinds.push(AnomalyKind::InvalidTransition),
             None => {}
         }
+        self.note_rotation(id, at, prev_value, &cur);
         if cur.version >= 1 {
             let slot = (at.source.path.clone(), id.to_string());
             if cur.client_transaction_version >= 2 {

@@ -141,14 +141,16 @@ fn a_new_or_expired_id_gets_a_new_producer_at_epoch_zero() {
 /// producer 12 at 0, no tombstone between; after the rotation, Empty of producer 10 at 32765
 /// (the fenced caller's request written): `pid_change` for each.
 ///
-/// klogscan takes any Empty under another producer id as an InitProducerId rotation and
-/// reports neither. A second reading exists only when the coordinator's load stopped before
-/// the Empty (`TransactionStateManager.loadTransactionMetadata` keeps the ids read before a
-/// record it fails on, so an id whose values all follow it is unknown to that coordinator
-/// and gets new metadata): that load stop is itself reported (`undecodable_record`,
-/// `unknown_state`).
+/// klogscan reports both (it took any Empty under another producer id for a rotation until
+/// 2026-12-07). It stays silent after an Empty at epoch 0 of another producer id than the
+/// one rotated from: that value's append may have failed after reaching the log, leaving
+/// the coordinator with no state or the exhausted one, which rotates again
+/// (`a_failed_rotation_append_is_followed_by_another_rotation`). A second reading exists
+/// when the coordinator's load stopped before the Empty (`TransactionStateManager.
+/// loadTransactionMetadata` keeps the ids read before a record it fails on, so an id whose
+/// values all follow it is unknown to that coordinator and gets new metadata): that load
+/// stop is itself reported (`undecodable_record`, `unknown_state`).
 #[test]
-#[ignore = "divergence: an Empty under another producer id is taken as an InitProducerId rotation after any value, though the coordinator rotates only an exhausted epoch and creates a producer id only for an id it holds no state for (a tombstone first)"]
 fn a_new_producer_id_needs_an_exhausted_epoch_or_no_state() {
     assert_legal(&history(
         "rot",
@@ -166,6 +168,38 @@ fn a_new_producer_id_needs_an_exhausted_epoch_or_no_state() {
             empty((10, 32766), S),
             empty((11, 0), S + SEC),
             empty((10, 32765), S + 2 * SEC),
+        ],
+    );
+    assert_refused(&v, "pid_change", "rot");
+}
+
+/// The rotation of producer 10 (exhausted at 32766) to 11 written, its append failed after
+/// reaching the log (`TransactionStateManager.appendTransactionToLog`: the coordinator keeps
+/// producer 10 at 32766), the client's retry rotates again to 12: Empty 10@32766, Empty 11@0,
+/// Empty 12@0 — and a new id whose first Empty's append failed, then another producer id:
+/// Empty 20@0, Empty 21@0. Kafka writes both; nothing. Near miss: after the rotation, Empty
+/// 11@1 (the bump), then Empty 13@0 — 11 was not at epoch 0 any more: `pid_change`.
+#[test]
+fn a_failed_rotation_append_is_followed_by_another_rotation() {
+    assert_legal(&history(
+        "rot",
+        vec![
+            empty((10, 32766), S),
+            empty((11, 0), S + SEC),
+            empty((12, 0), S + 2 * SEC),
+        ],
+    ));
+    assert_legal(&history(
+        "new",
+        vec![empty((20, 0), S), empty((21, 0), S + SEC)],
+    ));
+    let v = history(
+        "rot",
+        vec![
+            empty((10, 32766), S),
+            empty((11, 0), S + SEC),
+            empty((11, 1), S + 2 * SEC),
+            empty((13, 0), S + 3 * SEC),
         ],
     );
     assert_refused(&v, "pid_change", "rot");
