@@ -398,16 +398,19 @@ impl HistoryChecker {
         prev: Option<TxnSnapshot>,
         cur: &TxnSnapshot,
     ) {
-        let slot = (at.source.path.clone(), id.to_string());
+        // Rotations are rare: the common record builds no key here.
         match prev {
             Some(p)
                 if cur.state == TxnState::Empty
                     && cur.producer_epoch == 0
                     && p.producer_id != cur.producer_id =>
             {
+                let slot = (at.source.path.clone(), id.to_string());
                 self.rotated_from.insert(slot, p.producer_id);
             }
+            _ if self.rotated_from.is_empty() => {}
             _ => {
+                let slot = (at.source.path.clone(), id.to_string());
                 self.rotated_from.remove(&slot);
             }
         }

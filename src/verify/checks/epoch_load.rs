@@ -5,12 +5,11 @@
 //! later offset (`isUpdateNeeded`) and otherwise first drops, from the newest down, every
 //! entry whose epoch or start is not below the new one's (`maybeTruncateNonMonotonicEntries`).
 //! Before 2.7 the constructor kept the entries as read (core's Scala `LeaderEpochFileCache`,
-//! an `ArrayBuffer` filled from `checkpoint.read()`). The `assign` model is the consumers'
-//! ([`Lineage::new`]); this module decides which reading a partition's broker makes, and
+//! an `ArrayBuffer` filled from `checkpoint.read()`). The `assign` model is the one the
+//! consumers' lineage and the tiering checks read too (`cluster::epoch_file::as_constructed`); this module decides which reading a partition's broker makes, and
 //! words the refused file.
 
 use super::mk;
-use crate::cluster::consumers::Lineage;
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::recovery::BrokerVersion;
@@ -59,11 +58,9 @@ impl ConstructorRead {
 /// The cache a 2.7+ constructor leaves of `entries` (none of them negative), as
 /// `(epoch, start)`.
 pub(super) fn assigned(entries: &[EpochEntry]) -> Vec<(i32, i64)> {
-    (Lineage::new(entries, "leader-epoch-checkpoint")
-        .entries
-        .iter())
-    .map(|e| (e.epoch, e.start_offset))
-    .collect()
+    (crate::cluster::epoch_file::as_constructed(entries).into_iter())
+        .map(|e| (e.epoch, e.start_offset))
+        .collect()
 }
 
 /// Whether the entries `ck` go back: an epoch not above the one before, or a start below it
