@@ -154,16 +154,10 @@ fn qs_v1(leader: i32, epoch: i32, voted: i32, vote_dir: i32) -> String {
     )
 }
 
-/// `quorum-state` version 0 (`kraft.version` 0: the static voters listed).
+/// `quorum-state` version 0 (`kraft.version` 0: the static voters listed), as the quiet
+/// KRaft cases write it.
 fn qs_v0(leader: i32, epoch: i32, voted: i32) -> String {
-    let voters: Vec<String> = (VOTERS.iter())
-        .map(|v| format!("{{\"voterId\":{v}}}"))
-        .collect();
-    format!(
-        "{{\"clusterId\":\"\",\"leaderId\":{leader},\"leaderEpoch\":{epoch},\"votedId\":{voted},\
-         \"appliedOffset\":0,\"currentVoters\":[{}],\"data_version\":0}}",
-        voters.join(",")
-    )
+    crate::kafka_quiet_kraft_cases::quorum_state(false, leader, epoch, voted)
 }
 
 /// The findings at error level from `scan`, `verify` and the merge.

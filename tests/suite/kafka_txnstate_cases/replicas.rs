@@ -29,24 +29,30 @@ fn world(replicated: bool) -> World {
     world_ending(replicated, prepare)
 }
 
-/// [`world`] with `prepare` as the last record broker 1 appended.
-fn world_ending(replicated: bool, prepare: TxnValue) -> World {
-    let mut w = World::new().kraft(1, 0);
+/// `app`'s Empty of `pid` at `EMPTY_AT` and its Ongoing transaction from `START`, listing
+/// `orders-0`, on both brokers' copies of `__transaction_state-0`.
+fn begun(w: &mut World, pid: (i64, i16)) {
     for b in [1, 2] {
         let log = w.txn_log(b, 0);
         put(
             log,
             EMPTY_AT,
             "app",
-            value(PID, EMPTY, &[], (EMPTY_AT, -1), 60_000),
+            value(pid, EMPTY, &[], (EMPTY_AT, -1), 60_000),
         );
         put(
             log,
             START,
             "app",
-            value(PID, ONGOING, LISTED, (START, START), 60_000),
+            value(pid, ONGOING, LISTED, (START, START), 60_000),
         );
     }
+}
+
+/// [`world`] with `prepare` as the last record broker 1 appended.
+fn world_ending(replicated: bool, prepare: TxnValue) -> World {
+    let mut w = World::new().kraft(1, 0);
+    begun(&mut w, PID);
     let copies: &[i32] = if replicated { &[1, 2] } else { &[1] };
     for &b in copies {
         put(w.txn_log(b, 0), PREPARE, "app", prepare.clone());
@@ -240,20 +246,9 @@ fn the_join_matches_the_data_to_the_new_leaders_shorter_copy() {
 fn rotated_world() -> World {
     const OLD: (i64, i16) = (4000, 32766);
     let mut w = World::new().kraft(1, 0);
+    begun(&mut w, OLD);
     for b in [1, 2] {
         let log = w.txn_log(b, 0);
-        put(
-            log,
-            EMPTY_AT,
-            "app",
-            value(OLD, EMPTY, &[], (EMPTY_AT, -1), 60_000),
-        );
-        put(
-            log,
-            START,
-            "app",
-            value(OLD, ONGOING, LISTED, (START, START), 60_000),
-        );
         let prepare = value(OLD, PREPARE_COMMIT, LISTED, (PREPARE, START), 60_000);
         put(log, PREPARE, "app", prepare);
         let done = value(OLD, COMPLETE_COMMIT, LISTED, (PREPARE + 100, START), 60_000);
