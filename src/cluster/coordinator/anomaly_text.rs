@@ -10,6 +10,19 @@ use crate::finding::{Finding, Kind};
 use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 
+/// The evidence member naming a `transaction_state_anomaly`'s sub-kind (written here, read
+/// back only through [`is_anomaly`]).
+const ANOMALY_KEY: &str = "anomaly";
+
+/// Whether `f` is the `transaction_state_anomaly` of sub-kind `kind` this module wrote.
+pub(super) fn is_anomaly(f: &crate::finding::Finding, kind: AnomalyKind) -> bool {
+    f.kind == crate::finding::Kind::TransactionStateAnomaly
+        && f.evidence
+            .get(ANOMALY_KEY)
+            .and_then(serde_json::Value::as_str)
+            == Some(kind.id())
+}
+
 fn record_json(r: &HistoryRecord) -> Value {
     let mut j = json!({
         "partition": r.source.partition,
@@ -96,7 +109,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
         _ => record_texts(a),
     };
     let mut evidence = json!({
-        "anomaly": a.kind.id(),
+        ANOMALY_KEY: a.kind.id(),
         "transactional_id": a.transactional_id,
         "current": record_json(cur),
         "previous": prev.map(record_json),

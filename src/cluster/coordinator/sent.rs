@@ -361,9 +361,8 @@ pub fn link_aborts(
         };
         let Some(cause) = findings.get(range).and_then(|fs| {
             fs.iter().find(|f| {
-                f.kind == Kind::TransactionStateAnomaly
-                    && f.offset == Some(a.current.source.offset)
-                    && f.evidence["anomaly"] == "invalid_transition"
+                f.offset == Some(a.current.source.offset)
+                    && super::anomaly_text::is_anomaly(f, AnomalyKind::InvalidTransition)
             })
         }) else {
             continue;
