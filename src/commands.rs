@@ -167,7 +167,7 @@ pub(crate) fn cmd_consumers(
     style: &Style,
     mut out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    use klogscan::cluster::consumers::{self, ConsumersOptions};
+    use klogscan::cluster::consumers::ConsumersOptions;
     use klogscan::report::consumers as render;
     let inputs = klogscan::discover::archive::prepare(&a.paths, &Default::default())?;
     for w in &inputs.warnings {
@@ -187,13 +187,12 @@ pub(crate) fn cmd_consumers(
         .with_keep_producers(false)
         .with_keep_cluster_txns(false);
     opts.replay.hanging_after_ms = a.hanging_after;
-    let mut report = klogscan::pipeline::analyse(&inv, &opts);
     let keep = ConsumersOptions {
         group: a.group.clone(),
         topic: a.topic.clone(),
         partition: a.partition,
     };
-    let view = consumers::build(&report, &inv, &opts, &keep);
+    let (mut report, view) = klogscan::pipeline::analyse_consumers(&inv, &opts, &keep);
     report::client::fill(&mut report.findings);
     // Paths inside archives are named by the archive, as every report names them.
     for f in &mut report.findings {

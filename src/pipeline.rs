@@ -98,6 +98,18 @@ pub(crate) fn analyse_streaming_with(
     on_partition: OnPartition<'_>,
     leadership: Option<Leadership>,
 ) -> ScanReport {
+    analyse_over(inv, opts, on_partition, leadership.as_ref()).0
+}
+
+/// [`analyse_streaming_with`] over `leadership` when given (else replayed after the walk,
+/// so that its histories are not held while the partitions are walked), returning the
+/// replay it used with the report.
+fn analyse_over<'l>(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+    leadership: Option<&'l Leadership>,
+) -> (ScanReport, std::borrow::Cow<'l, Leadership>) {
     // An object-store `--remote-storage` is fetched first (kept until the report is made).
     let mut remote = RemoteStorage::before_scan(inv, opts);
     let mut report = scan_prepared(inv, opts, &mut remote);
@@ -107,9 +119,26 @@ pub(crate) fn analyse_streaming_with(
     }
     let run = remote.options(opts);
     let replayed = MetadataReplay::of(&report, inv, &run);
-    let leadership = leadership.unwrap_or_else(|| Leadership::replay(inv, &run));
+    let leadership = match leadership {
+        Some(l) => std::borrow::Cow::Borrowed(l),
+        None => std::borrow::Cow::Owned(Leadership::replay(inv, &run)),
+    };
     run_cluster_checks_with(&mut report, inv, &run, &replayed, &leadership);
-    report
+    (report, leadership)
+}
+
+/// [`analyse`], then the consumers' view of its report
+/// ([`crate::cluster::consumers::build`]) over the same one replay of the KRaft metadata
+/// logs (the leader-epoch lineage reads it; `build` alone replays them again).
+pub fn analyse_consumers(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    keep: &crate::cluster::consumers::ConsumersOptions,
+) -> (ScanReport, crate::cluster::consumers::ConsumerView) {
+    let (report, leadership) = analyse_over(inv, opts, &mut |_, _| {}, None);
+    let view =
+        crate::cluster::consumers::build_over(&report, inv, opts, keep, &leadership.histories);
+    (report, view)
 }
 
 /// The cluster checks over finished per-partition results. They read what each

@@ -21,6 +21,7 @@ pub use lineage::{
     CheckpointLineage, ClusterLineage, EpochCase, EpochEnd, Lineage, LineageSource, MetadataEpochs,
 };
 pub(crate) use lineage::{UNDEFINED_EPOCH_OFFSET, end_offset_in};
+pub(crate) use view::build_over;
 pub use view::{
     ConsumerRow, ConsumerView, ConsumersOptions, GroupSummary, Hanging, PartitionState,
     PendingCommit, Placement, Unmatched, build, committed_positions,

@@ -324,10 +324,9 @@ fn metadata_epochs(
     for (&(topic, partition), copies) in by_tp {
         for &i in copies {
             let p = &report.partitions[i];
-            let Some(h) = histories
-                .iter()
-                .find(|h| same_cluster(&h.source, &p.source).is_same())
-            else {
+            // The one history that speaks for the copy's cluster (two that cannot be told
+            // apart give none, as the coordinator's copy choice reads them).
+            let Some(h) = ClusterHistory::of_cluster(histories, &p.source) else {
                 continue;
             };
             let Some(t) = h.timeline(topic, partition) else {
@@ -442,7 +441,8 @@ pub(crate) fn hanging_of(report: &ScanReport, i: usize) -> Vec<Hanging> {
 /// Build the view from a finished scan (`report`) of `inv`: the groups and commits each
 /// `__consumer_offsets` copy's load ends with (kept by the scan's walk), held against the
 /// partitions the scan read. It replays the inputs' KRaft metadata logs for the leader-epoch
-/// lineage; the pipeline's check hands in its own replay instead (`build_over`).
+/// lineage; the pipeline's check, and `pipeline::analyse_consumers` (the scan and this view
+/// together), hand in the scan's own replay instead (`build_over`).
 pub fn build(
     report: &ScanReport,
     inv: &Inventory,
