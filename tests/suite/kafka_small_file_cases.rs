@@ -194,7 +194,7 @@ fn other_refusals_reset_the_checkpoint_and_keep_the_log_dir_online() {
 /// `NumberFormatException` into a malformed-line `IOException` and had no capacity to
 /// refuse: with `--broker-version 3.0.0` the same two files take the log dir offline (the
 /// leader-epoch file's `KafkaStorageException` also stops a 3.0 broker's start, which
-/// `LogManager.loadLogs` skips only since 3.3); with 3.1.0 they do not, and the older
+/// `LogManager.loadLogs` skips only since 3.2.1); with 3.1.0 they do not, and the older
 /// reading is not said.
 #[test]
 fn brokers_before_3_1_read_every_refusal_as_an_io_exception() {
@@ -244,10 +244,10 @@ zero 0
         assert_eq!(e[0].evidence["java_exception"], exception);
         // Both stop the start: 3.1's `NumberFormatException` is rethrown by
         // `LogManager.loadLogs`, and so is 3.0's `IOException`, thrown as a
-        // `KafkaStorageException` that `loadLogs` skips only since 3.3 (KAFKA-13773;
+        // `KafkaStorageException` that `loadLogs` skips only since 3.2.1 (KAFKA-13773;
         // `kafka_ckaudit_cases::epoch_file`).
         assert!(e[0].broker_behaviour.contains("does not start"), "{e:#?}");
-        assert_eq!(e[0].broker_behaviour.contains("before 3.3"), offline);
+        assert_eq!(e[0].broker_behaviour.contains("before 3.2.1"), offline);
         std::fs::write(
             &file, "0
 -1

@@ -170,14 +170,15 @@ pub(super) fn offset_checkpoints(
 }
 
 /// The first release whose `LogManager.loadLogs` skips a `KafkaStorageException` caused by
-/// an `IOException` (KAFKA-13773): before it the loading thread caught `IOException` only.
-const SKIPS_STORAGE_EXCEPTION: BrokerVersion = BrokerVersion(3, 3, 0);
+/// an `IOException` (KAFKA-13773, in 3.3.0 and backported to 3.2.1): before it the loading
+/// thread caught `IOException` only.
+const SKIPS_STORAGE_EXCEPTION: BrokerVersion = BrokerVersion(3, 2, 1);
 
 /// What the broker does when a file its load of one partition reads (`partition.metadata`,
 /// `leader-epoch-checkpoint`) throws `throws`: `CheckpointFileWithFailureHandler.read` (and
 /// `PartitionMetadataFile.read`) report an `IOException` to `LogDirFailureChannel` and throw
-/// it as a `KafkaStorageException`. Since 3.3 `LogManager.loadLogs`' loading thread skips
-/// that one (the partition is not loaded, the log dir was reported offline); before 3.3 it
+/// it as a `KafkaStorageException`. Since 3.2.1 `LogManager.loadLogs`' loading thread skips
+/// that one (the partition is not loaded, the log dir was reported offline); before 3.2.1 it
 /// caught `IOException` only, so the `KafkaStorageException` reached `loadLogs`' rethrow
 /// like every other exception does in every version: the start stops. The KRaft metadata
 /// log's `KafkaMetadataLog.apply` catches nothing. `older` is appended to the words of an
@@ -200,13 +201,13 @@ pub(super) fn partition_load_fate(
     let before_skip = version.map(|v| v < SKIPS_STORAGE_EXCEPTION);
     match (throws, before_skip) {
         (JavaThrows::IoException, Some(true)) => format!(
-            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs before 3.3 does not catch (its loading thread caught IOException only; KAFKA-13773): it rethrows it and the broker does not start"
+            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs before 3.2.1 does not catch (its loading thread caught IOException only until KAFKA-13773): it rethrows it and the broker does not start"
         ),
         (JavaThrows::IoException, Some(false)) => format!(
             "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips: the partition is not loaded, and {OFFLINE}"
         ),
         (JavaThrows::IoException, None) => format!(
-            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips since 3.3: the partition is not loaded, and {OFFLINE} (a broker before 3.3 does not catch it: LogManager.loadLogs rethrows it and the broker does not start)"
+            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips since 3.2.1: the partition is not loaded, and {OFFLINE} (a broker before 3.2.1 does not catch it: LogManager.loadLogs rethrows it and the broker does not start)"
         ),
         (t, _) => format!(
             "the broker's load of the partition reads {file} ({reader}); the {} is not an IOException: LogManager.loadLogs rethrows it and the broker does not start{older}",

@@ -3,7 +3,7 @@
 //! `LeaderEpochCheckpointFile.read` → `CheckpointFileWithFailureHandler.read`) and
 //! `partition.metadata` (`UnifiedLog.initializeTopicId` → `PartitionMetadataFile.read`).
 //! Both readers report an `IOException` to `LogDirFailureChannel` and throw it as a
-//! `KafkaStorageException`; `LogManager.loadLogs` skips that one since 3.3 (KAFKA-13773, the
+//! `KafkaStorageException`; `LogManager.loadLogs` skips that one since 3.2.1 (KAFKA-13773, the
 //! partition is not loaded and the log dir goes offline) and rethrows it before, as it
 //! rethrows every other exception in every version (the broker does not start). So a
 //! refused file stops at least its partition's load whatever the version: an error, like
@@ -36,9 +36,10 @@ fn ver(major: u32, minor: u32) -> Option<BrokerVersion> {
 /// A `leader-epoch-checkpoint` the reader refuses (`CheckpointReadBuffer.read`): an entry of
 /// one field (`IOException`, "Malformed line") and an epoch that is not a number (the
 /// formatter's `NumberFormatException`; before 3.1 core's Scala reader made it a malformed
-/// line, an `IOException`). Kafka, by version: 3.9 — the `IOException` leaves `ck-0`
-/// unloaded and the log dir offline, the `NumberFormatException` stops the start; 3.2 — both
-/// stop the start (the `KafkaStorageException` is not caught before 3.3); 3.0 — both are
+/// line, an `IOException`). Kafka, by version: 3.9 (and 3.2.1, which has KAFKA-13773's
+/// backport) — the `IOException` leaves `ck-0` unloaded and the log dir offline, the
+/// `NumberFormatException` stops the start; 3.2.0 — both
+/// stop the start (the `KafkaStorageException` is not caught before 3.2.1); 3.0 — both are
 /// `IOException`s, both stop the start; not known — the `IOException` is said both ways.
 /// Every reading is an error. Near miss: the file the broker writes for the batches (`0 0`):
 /// nothing.
@@ -46,7 +47,7 @@ fn ver(major: u32, minor: u32) -> Option<BrokerVersion> {
 fn a_refused_epoch_file_stops_the_partitions_load_in_every_version() {
     let d = epoch0();
     let file = d.root.join("ck-0/leader-epoch-checkpoint");
-    let cases: [(&str, Option<BrokerVersion>, &str, &str); 7] = [
+    let cases: [(&str, Option<BrokerVersion>, &str, &str); 8] = [
         ("0\n1\n0\n", ver(3, 9), "IOException", "not loaded"),
         (
             "0\n1\nzero 0\n",
@@ -55,6 +56,12 @@ fn a_refused_epoch_file_stops_the_partitions_load_in_every_version() {
             "does not start",
         ),
         ("0\n1\n0\n", ver(3, 2), "IOException", "does not start"),
+        (
+            "0\n1\n0\n",
+            Some(BrokerVersion(3, 2, 1)),
+            "IOException",
+            "not loaded",
+        ),
         (
             "0\n1\nzero 0\n",
             ver(3, 2),
@@ -84,7 +91,7 @@ fn a_refused_epoch_file_stops_the_partitions_load_in_every_version() {
         }
         if version.is_none() && exception == "IOException" {
             assert!(
-                b.contains("before 3.3") && b.contains("does not start"),
+                b.contains("before 3.2.1") && b.contains("does not start"),
                 "{b}"
             );
         }
@@ -124,17 +131,18 @@ fn a_negative_entry_and_a_refused_file_are_errors_alike_for_a_2_7_broker() {
 }
 
 /// `partition.metadata` the reader refuses with an `IOException` (the all-zero topic id):
-/// since 3.3 the partition is not loaded and the log dir goes offline; a broker from 2.8
-/// (the first to keep the file) to 3.2 rethrows the `KafkaStorageException` and does not
+/// since 3.2.1 the partition is not loaded and the log dir goes offline; a broker from 2.8
+/// (the first to keep the file) to 3.2.0 rethrows the `KafkaStorageException` and does not
 /// start. Near miss: the file as written, nothing.
 #[test]
-fn a_refused_partition_metadata_stops_the_start_before_3_3() {
+fn a_refused_partition_metadata_stops_the_start_before_3_2_1() {
     let d = epoch0();
     let file = d.root.join("ck-0/partition.metadata");
     let written = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n").unwrap();
     for (version, fate) in [
         (ver(3, 3), "not loaded"),
+        (Some(BrokerVersion(3, 2, 1)), "not loaded"),
         (ver(3, 2), "does not start"),
         (ver(2, 8), "does not start"),
     ] {

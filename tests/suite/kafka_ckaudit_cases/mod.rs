@@ -27,7 +27,7 @@
 //! * the leader-epoch-checkpoint is read by `UnifiedLog.apply` (the `LeaderEpochFileCache`
 //!   constructor, through `CheckpointFileWithFailureHandler.read`): an `IOException` is
 //!   reported to `LogDirFailureChannel` and thrown as a `KafkaStorageException`, which
-//!   `LogManager.loadLogs` skips since 3.3 (KAFKA-13773) and rethrows before — the broker
+//!   `LogManager.loadLogs` skips since 3.2.1 (KAFKA-13773) and rethrows before — the broker
 //!   then does not start; any other exception is rethrown by every version;
 //! * `.kafka_cleanshutdown` decides a clean shutdown by its existence alone
 //!   (`CleanShutdownFileHandler.exists`); its content is read only for the broker epoch a
