@@ -60,6 +60,9 @@ pub(super) fn check_leader_epochs(
                         "leader-epoch-checkpoint",
                         format!("leader-epoch-checkpoint: {e}"),
                     )
+                    // Every reading stops at least this partition's load: an error, as a
+                    // refused `partition.metadata` is (`small_files::partition_load_fate`).
+                    .severity(Severity::Error)
                     .evidence(json!({"error": e.to_string(), "java_exception": throws.name()}))
                     .broker(super::small_files::partition_load_fate(
                         r,
@@ -67,6 +70,7 @@ pub(super) fn check_leader_epochs(
                         "the LeaderEpochFileCache it builds",
                         throws,
                         older,
+                        opts.broker_version,
                     )),
                 )
             }

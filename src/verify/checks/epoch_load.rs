@@ -126,6 +126,8 @@ pub(super) fn negative_entry(
         "the LeaderEpochFileCache it builds, each entry through assign",
         JavaThrows::IllegalArgumentException,
         older,
+        // The version only changes what an `IOException` does.
+        None,
     ))
 }
 

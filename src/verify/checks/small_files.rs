@@ -169,18 +169,28 @@ pub(super) fn offset_checkpoints(
     }
 }
 
+/// The first release whose `LogManager.loadLogs` skips a `KafkaStorageException` caused by
+/// an `IOException` (KAFKA-13773, in 3.3.0 and backported to 3.2.1): before it the loading
+/// thread caught `IOException` only.
+const SKIPS_STORAGE_EXCEPTION: BrokerVersion = BrokerVersion(3, 2, 1);
+
 /// What the broker does when a file its load of one partition reads (`partition.metadata`,
-/// `leader-epoch-checkpoint`) throws `throws`: `LogManager.loadLogs`' loading thread skips
-/// a `KafkaStorageException` caused by an `IOException` (the partition is not loaded, the
-/// log dir was reported offline) and rethrows anything else, which stops the start; the
-/// KRaft metadata log's `KafkaMetadataLog.apply` catches nothing. `older` is appended to
-/// the words of an exception older brokers met as another ([`checkpoint_throws`]).
+/// `leader-epoch-checkpoint`) throws `throws`: `CheckpointFileWithFailureHandler.read` (and
+/// `PartitionMetadataFile.read`) report an `IOException` to `LogDirFailureChannel` and throw
+/// it as a `KafkaStorageException`. Since 3.2.1 `LogManager.loadLogs`' loading thread skips
+/// that one (the partition is not loaded, the log dir was reported offline); before 3.2.1 it
+/// caught `IOException` only, so the `KafkaStorageException` reached `loadLogs`' rethrow
+/// like every other exception does in every version: the start stops. The KRaft metadata
+/// log's `KafkaMetadataLog.apply` catches nothing. `older` is appended to the words of an
+/// exception older brokers met as another ([`checkpoint_throws`]); `version` is the
+/// broker's (`--broker-version`; `None`: not known, both readings said).
 pub(super) fn partition_load_fate(
     r: &PartitionReport,
     file: &str,
     reader: &str,
     throws: JavaThrows,
     older: &str,
+    version: Option<BrokerVersion>,
 ) -> String {
     if crate::discover::layout::is_kraft_metadata(&r.topic) {
         return format!(
@@ -188,11 +198,18 @@ pub(super) fn partition_load_fate(
             throws.name()
         );
     }
-    match throws {
-        JavaThrows::IoException => format!(
+    let before_skip = version.map(|v| v < SKIPS_STORAGE_EXCEPTION);
+    match (throws, before_skip) {
+        (JavaThrows::IoException, Some(true)) => format!(
+            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs before 3.2.1 does not catch (its loading thread caught IOException only until KAFKA-13773): it rethrows it and the broker does not start"
+        ),
+        (JavaThrows::IoException, Some(false)) => format!(
             "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips: the partition is not loaded, and {OFFLINE}"
         ),
-        t => format!(
+        (JavaThrows::IoException, None) => format!(
+            "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips since 3.2.1: the partition is not loaded, and {OFFLINE} (a broker before 3.2.1 does not catch it: LogManager.loadLogs rethrows it and the broker does not start)"
+        ),
+        (t, _) => format!(
             "the broker's load of the partition reads {file} ({reader}); the {} is not an IOException: LogManager.loadLogs rethrows it and the broker does not start{older}",
             t.name()
         ),
@@ -228,6 +245,7 @@ pub(super) fn check_partition_metadata(
                 "UnifiedLog.initializeTopicId",
                 JavaThrows::IoException,
                 "",
+                opts.broker_version,
             );
             out.push(
                 mk(
@@ -263,6 +281,7 @@ pub(super) fn check_partition_metadata(
             "UnifiedLog.initializeTopicId",
             e.throws,
             "",
+            opts.broker_version,
         )),
     );
 }
