@@ -15,7 +15,7 @@ mod after_load;
 pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
-mod control_throw;
+pub mod control_throw;
 mod crash_tail;
 mod ending;
 pub(crate) mod last_read;
@@ -36,7 +36,7 @@ pub(crate) use plan::{
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
-pub use control_throw::{ControlThrow, NullField};
+pub use control_throw::ControlThrow;
 pub use stop::{StopReason, SwappedTail};
 pub use version::{BrokerVersion, producer_expiration_ms};
 
