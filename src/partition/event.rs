@@ -20,6 +20,18 @@ pub enum ControlInfo {
     /// the error; it is not stored here, to keep the event small: ~64 bytes of every
     /// event, for a case that happens once in a damaged log).
     Malformed,
+    /// The control record could not be decoded because a field Kafka reads is null: its
+    /// key, or a COMMIT/ABORT's value ([`format::NullField`]). Kafka's readers throw
+    /// `NullPointerException` there, not the `InvalidRecordException` of
+    /// [`ControlInfo::Malformed`].
+    Null(format::NullField),
+}
+
+impl ControlInfo {
+    /// The control record does not decode (malformed or a null field).
+    pub fn undecodable(self) -> bool {
+        matches!(self, ControlInfo::Malformed | ControlInfo::Null(_))
+    }
 }
 
 /// One batch (v2) or one legacy entry, as the replay sees it.
@@ -78,7 +90,7 @@ impl BatchEvent {
                     coordinator_epoch: marker.coordinator_epoch,
                 },
                 Ok(Some(Control::Other { kind, .. })) => ControlInfo::Other(kind),
-                Err(_) => ControlInfo::Malformed,
+                Err(e) => format::NullField::of(&e).map_or(ControlInfo::Malformed, ControlInfo::Null),
             }
         });
         let marker_timestamp = if b.is_control() {

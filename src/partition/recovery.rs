@@ -15,6 +15,7 @@ mod after_load;
 pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
+pub mod control_throw;
 mod crash_tail;
 mod ending;
 pub(crate) mod last_read;
@@ -35,6 +36,7 @@ pub(crate) use plan::{
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
+pub use control_throw::ControlThrow;
 pub use stop::{StopReason, SwappedTail};
 pub use version::{BrokerVersion, producer_expiration_ms};
 
@@ -501,67 +503,6 @@ pub struct TxnIndexThrow {
     pub offset: i64,
     /// The last offset of the aborted transaction appended before it in the recovery.
     pub last: i64,
-}
-
-/// A control batch with a producer id that `ProducerAppendInfo.append` cannot take
-/// (`EndTransactionMarker.deserialize`): a record that does not decode throws
-/// `InvalidRecordException` — `LogSegment.recover` has counted the batch as valid
-/// already, so it catches it and truncates right after the batch —, and a type other than
-/// COMMIT/ABORT `IllegalArgumentException` (`ensureTransactionMarkerControlType`), which
-/// neither the recovery nor the load catches. A rebuild's replay
-/// (`loadProducersFromRecords`) catches neither.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ControlThrow {
-    /// Byte position and offsets of the batch.
-    pub position: u64,
-    pub offset: i64,
-    pub last_offset: i64,
-    /// `Some(type id)`: not COMMIT/ABORT (`IllegalArgumentException`); `None`: a
-    /// COMMIT/ABORT record that does not decode (`InvalidRecordException`).
-    pub not_end_txn: Option<i16>,
-}
-
-impl ControlThrow {
-    /// What the replay throws at it.
-    pub fn exception(&self) -> &'static str {
-        if self.not_end_txn.is_some() {
-            "IllegalArgumentException"
-        } else {
-            "InvalidRecordException"
-        }
-    }
-
-    /// The batch's control record, in words.
-    pub fn what(&self) -> String {
-        match self.not_end_txn {
-            Some(t) => format!(
-                "the control record's type {t} ({:?}) is not COMMIT or ABORT (EndTransactionMarker.ensureTransactionMarkerControlType)",
-                crate::read::format::ControlType::from_id(t)
-            ),
-            None => "the COMMIT/ABORT record does not decode (EndTransactionMarker.deserialize)"
-                .to_string(),
-        }
-    }
-
-    /// The throw at `ev`, a batch `LogSegment.recover` keeps, if its record throws.
-    fn of(ev: &crate::partition::event::BatchEvent) -> Option<ControlThrow> {
-        use crate::partition::event::ControlInfo;
-        if ev.magic < 2 || !ev.has_producer_id() || !ev.crc_valid {
-            return None;
-        }
-        let not_end_txn = match ev.control? {
-            ControlInfo::Malformed => None,
-            ControlInfo::Other(kind) => Some(kind.id()),
-            ControlInfo::Marker { .. } | ControlInfo::Empty => return None,
-        };
-        Some(ControlThrow {
-            position: ev.position,
-            offset: ev.base_offset,
-            last_offset: ev.last_offset,
-            not_end_txn,
-        })
-    }
 }
 
 /// The reason a segment recovered at load (missing or corrupt offset index) makes the load

@@ -93,7 +93,7 @@ pub(crate) fn end_of(steps: &[Step]) -> i64 {
 }
 
 /// `LeaderChangeMessage` v0: leader, voters, granting voters (each `{voterId}`).
-fn leader_change(leader: i32, voters: &[i32], granting: &[i32]) -> Vec<u8> {
+pub(crate) fn leader_change(leader: i32, voters: &[i32], granting: &[i32]) -> Vec<u8> {
     let mut v = vec![0, 0];
     v.extend_from_slice(&leader.to_be_bytes());
     for set in [voters, granting] {

@@ -69,6 +69,35 @@ pub struct ControlKey {
     pub kind: ControlType,
 }
 
+/// The problem of a control record whose key is null.
+const NULL_KEY: &str = "control record has a null key";
+/// The problem of a COMMIT/ABORT record whose value is null.
+const NULL_VALUE: &str = "end transaction marker has a null value";
+
+/// A null field of a control record, the reason it does not decode. Kafka's readers take
+/// the field's size without a null check, so they throw `NullPointerException` where a
+/// field too short throws `InvalidRecordException`: the key's in
+/// `ControlRecordType.parseTypeId`, a COMMIT/ABORT value's in
+/// `EndTransactionMarker.deserializeValue` (after its type check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NullField {
+    Key,
+    Value,
+}
+
+impl NullField {
+    /// The null field `e` (an error of [`parse_control`]) reports, if that is its problem.
+    pub fn of(e: &FormatError) -> Option<NullField> {
+        match e.problem {
+            Problem::Invalid(NULL_KEY) if e.structure == "control record" => Some(NullField::Key),
+            Problem::Invalid(NULL_VALUE) if e.structure == "end transaction marker" => {
+                Some(NullField::Value)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Parse a control record key. Kafka rejects a key shorter than 4 bytes and a negative
 /// version; a higher version is read as version 0 with extra bytes ignored.
 pub fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> {
@@ -76,7 +105,7 @@ pub fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> 
         "control record",
         "key",
         0,
-        Problem::Invalid("control record has a null key"),
+        Problem::Invalid(NULL_KEY),
     ))?;
     if key.len() < 4 {
         return Err(FormatError::truncated(
@@ -117,7 +146,7 @@ pub fn parse_end_txn_value(value: Option<&[u8]>) -> Result<EndTxnMarker, FormatE
         "end transaction marker",
         "value",
         0,
-        Problem::Invalid("end transaction marker has a null value"),
+        Problem::Invalid(NULL_VALUE),
     ))?;
     if value.len() < 6 {
         return Err(FormatError::truncated(
@@ -203,6 +232,12 @@ mod tests {
             ControlType::Abort
         );
         assert!(parse_control(Some(&[0, 0, 0]), None).is_err());
+        let null =
+            |k: Option<&[u8]>, v: Option<&[u8]>| NullField::of(&parse_control(k, v).unwrap_err());
+        assert_eq!(null(None, Some(&[0; 6])), Some(NullField::Key));
+        assert_eq!(null(Some(&[0, 0, 0, 1]), None), Some(NullField::Value));
+        assert_eq!(null(Some(&[0, 0, 0, 1]), Some(&[0; 2])), None);
+        assert_eq!(null(Some(&[0, 0]), None), None);
         assert!(parse_control(Some(&[0xff, 0xff, 0, 1]), Some(&[0, 0, 0, 0, 0, 7])).is_err());
         assert!(parse_control(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0, 0])).is_err());
         assert_eq!(

@@ -29,7 +29,7 @@ pub mod txnlog;
 
 pub use batch::{BatchView, Compression, Entries, RawEntry, Tail, TimestampType, Unframed};
 pub use codec::Decompressor;
-pub use control::{Control, ControlType, EndTxnMarker};
+pub use control::{Control, ControlType, EndTxnMarker, NullField};
 pub use error::{FormatError, Problem};
 pub use legacy::LegacyMessage;
 pub use record::{Header, Record, Records};

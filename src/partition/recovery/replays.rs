@@ -14,12 +14,13 @@
 //! size below 14 and at least 18 bytes from it throws `CorruptRecordException`; and each
 //! control batch with a producer id is decoded (`ProducerAppendInfo.append` →
 //! `EndTransactionMarker.deserialize`), so a malformed COMMIT/ABORT throws
-//! `InvalidRecordException` and a control type other than those two
-//! `IllegalArgumentException`. None is caught by the load, nor an `IOException`: the broker
+//! `InvalidRecordException`, a control type other than those two
+//! `IllegalArgumentException`, and a null key or COMMIT/ABORT value
+//! `NullPointerException`. None is caught by the load, nor an `IOException`: the broker
 //! does not start. A segment's recovery (`LogSegment.recover`) catches the first two and
 //! truncates — at a malformed COMMIT/ABORT after it, which it keeps, so the next replay
-//! reading it throws —, but not `IllegalArgumentException`: its range is listed too (for
-//! the load rules and that throw), without a read of its stop.
+//! reading it throws —, but not `IllegalArgumentException` nor `NullPointerException`: its
+//! range is listed too (for the load rules and that throw), without a read of its stop.
 
 use super::chain;
 use super::{
@@ -192,13 +193,14 @@ fn read_segments<'a>(
 
 /// The first control batch the replay `r` reads whose record throws ([`ControlThrow`]),
 /// with its segment and offset. A segment's recovery throws at its own batch only when
-/// it is not COMMIT/ABORT (it catches the other); a rebuild's replay at any it reads:
+/// it does not catch the throw (another type than COMMIT/ABORT, a null field:
+/// [`ControlThrow::caught_by_recovery`]); a rebuild's replay at any it reads:
 /// from the first batch reaching `max(base, from)`, and in the segment holding `to` up to
 /// the first batch reaching `to`. Recovered segments included: the recovery keeps it.
 fn control_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, i64, Box<LoadFailure>)> {
     if let Some(i) = r.recovers {
         let c = segs.get(i)?.walk.as_ref()?.control_throw.as_deref()?;
-        return (c.not_end_txn.is_some()).then(|| (i, c.offset, control_at(&segs[i], r, c)));
+        return (!c.caught_by_recovery()).then(|| (i, c.offset, control_at(&segs[i], r, c)));
     }
     for (i, s, holds_to) in read_segments(segs, r)? {
         let Some(c) = s.walk.as_ref().and_then(|w| w.control_throw.as_deref()) else {
@@ -328,7 +330,7 @@ fn throws_at(
 
 fn control_at(s: &SegmentInput, r: &Replay, c: &ControlThrow) -> Box<LoadFailure> {
     let (m, pos, exception) = (c.offset, c.position, c.exception());
-    let caught = if c.not_end_txn.is_some() {
+    let caught = if !c.caught_by_recovery() {
         "neither LogSegment.recover nor the load catches it"
     } else {
         "LogSegment.recover catches it but keeps the batch (it counts the batch as valid before the update), so every later replay that reads it throws, and the load does not catch that"

@@ -229,7 +229,8 @@ fn check_header_fields(
     // Attribute bits 7–15 are unused: no reader or validator looks at them
     // (`DefaultRecordBatch`; `LogValidator` rewrites the attributes only with the max
     // timestamp), so a producer's stray bits are stored and read as any batch: no finding.
-    let mut marker_count = false;
+    // Problems of a marker batch the coordinator never writes but every reader takes.
+    let mut marker_shape: Vec<&str> = Vec::new();
     if b.is_control() {
         if b.compression() != Compression::None && count > 0 {
             problems.push("control batch is compressed".into());
@@ -247,12 +248,29 @@ fn check_header_fields(
             problems.push(format!(
                 "transaction marker batch holds {count} records (the coordinator writes one; the producer-state update and consumers read the first)"
             ));
-            marker_count = true;
+            marker_shape.push(MARKER_COUNT);
         }
-        if matches!(
-            ev.control,
-            Some(crate::partition::event::ControlInfo::Malformed)
-        ) && let Err(e) = format::batch_control_with(b, &mut Decompressor::new(4096))
+        // The coordinator's marker batches are transactional: `MemoryRecordsBuilder`
+        // refuses an end-transaction marker in a batch without the bit
+        // (`appendEndTxnMarker`; `MemoryRecordsBuilderTest.testWriteEndTxnMarkerNonTransactionalBatch`).
+        // No reader looks at the bit of a control batch: `ProducerAppendInfo.append`, the
+        // consumer (`CompletedFetch`) and the cleaner (`onControlBatchRead`) take its
+        // COMMIT/ABORT all the same.
+        if !ev.is_transactional
+            && ev.has_producer_id()
+            && matches!(
+                ev.control,
+                Some(crate::partition::event::ControlInfo::Marker { .. })
+            )
+        {
+            problems.push(
+                "transaction marker batch without the transactional bit (the coordinator's markers always carry it; every reader takes the marker all the same)"
+                    .into(),
+            );
+            marker_shape.push(MARKER_NOT_TRANSACTIONAL);
+        }
+        if ev.control.is_some_and(|c| c.undecodable())
+            && let Err(e) = format::batch_control_with(b, &mut Decompressor::new(4096))
         {
             problems.push(format!("control record: {e}"));
             consumer = consumer.max(Consumer::NotJudged);
@@ -271,19 +289,15 @@ fn check_header_fields(
     }
     if !problems.is_empty() {
         let control_throws = ev.has_producer_id()
-            && matches!(
-                ev.control,
-                Some(
-                    crate::partition::event::ControlInfo::Malformed
-                        | crate::partition::event::ControlInfo::Other(_)
-                )
-            );
+            && ev.control.is_some_and(|c| {
+                c.undecodable() || matches!(c, crate::partition::event::ControlInfo::Other(_))
+            });
         let broker = if control_throws {
             CONTROL_THROWS
         } else if consumer == Consumer::InvalidMagic {
             "kept by recovery (FileLogInputStream takes any magic above 1 for v2, and the CRC-32C does not cover the magic byte); no broker writes it (a produce request's batches must have magic 2), and a follower's fetch of it fails in ByteBufferLogInputStream, so the copy cannot be replicated past it"
-        } else if marker_count && problems.len() == 1 {
-            "not rejected on append (the leader checks no record count of the coordinator's marker batches) and not checked by replicas or recovery: ProducerAppendInfo.appendEndTxnMarker and consumers (CompletedFetch) read only the first record; a batch Kafka's coordinator never writes"
+        } else if !marker_shape.is_empty() && marker_shape.len() == problems.len() {
+            &marker_shape.join("; ")
         } else {
             "rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"
         };
@@ -342,10 +356,17 @@ impl Consumer {
     }
 }
 
+/// What the broker does with a COMMIT/ABORT batch of more than one record.
+const MARKER_COUNT: &str = "not rejected on append (the leader checks no record count of the coordinator's marker batches) and not checked by replicas or recovery: ProducerAppendInfo.appendEndTxnMarker and consumers (CompletedFetch) read only the first record; a batch Kafka's coordinator never writes";
+
+/// What the broker does with a COMMIT/ABORT batch with a producer id but without the
+/// transactional bit.
+const MARKER_NOT_TRANSACTIONAL: &str = "not rejected on append (the leader's validator refuses control batches from clients only; the coordinator's markers are not checked) and not checked by replicas or recovery: ProducerAppendInfo.append, consumers (CompletedFetch) and the cleaner (onControlBatchRead) take the marker whatever the batch's transactional bit; a batch Kafka's coordinator never writes (MemoryRecordsBuilder.appendEndTxnMarker refuses a marker in a batch without it)";
+
 /// What the broker does with a control batch with a producer id whose record its
 /// producer-state update cannot take (`ProducerAppendInfo.append` →
 /// `EndTransactionMarker.deserialize`; `verify`'s load failure says whether a load reads it).
-const CONTROL_THROWS: &str = "rejected on append by the leader; at load every producer-state replay that reads it throws — InvalidRecordException for a COMMIT/ABORT record that does not decode (LogSegment.recover catches that one but keeps the batch and cuts what follows it), IllegalArgumentException for another control type (caught by no one) — and the broker does not start";
+const CONTROL_THROWS: &str = "rejected on append by the leader; at load every producer-state replay that reads it throws — InvalidRecordException for a COMMIT/ABORT record that does not decode (LogSegment.recover catches that one but keeps the batch and cuts what follows it), IllegalArgumentException for another control type, NullPointerException for a null key or COMMIT/ABORT value (neither caught by anyone) — and the broker does not start";
 
 mod coordinator_records;
 pub(super) use coordinator_records::{

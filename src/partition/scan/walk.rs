@@ -158,6 +158,8 @@ impl<'a> Walker<'a> {
                 // InvalidRecordException, caught there, and the segment is truncated right
                 // after the batch, which stays (`RecoverCheck` notes the throw; the offset of
                 // the first batch removed, if any, is the next event's).
+                // A null key or COMMIT/ABORT value throws NullPointerException instead,
+                // which `recover` does not catch: no truncation (`ControlInfo::Null`).
                 if ev.crc_valid
                     && ev.has_producer_id()
                     && matches!(
