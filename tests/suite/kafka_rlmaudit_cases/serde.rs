@@ -110,14 +110,13 @@ fn an_update_carrying_custom_metadata_finishes_the_copy() {
         t.broker(2);
         for i in 0..2 {
             let s = t.remote_segment(i);
-            let r = t.copy_started_as(s.clone(), i);
+            t.copy_started_as(s.clone(), i);
             let v = encode_segment_update(&s, 2, 123, custom.as_deref(), COPY_SEGMENT_FINISHED);
             let Ok(RemoteLogMetadata::Update(u)) = remote_log::decode(&v) else {
                 panic!("an update record")
             };
             assert_eq!((u.custom_metadata, u.broker_id), (custom.as_deref(), 2));
             t.raw_event(v);
-            let _ = r;
         }
         t.broker(0);
         t.local_from(2);
@@ -347,7 +346,7 @@ fn custom_metadata_is_the_latest_updates() {
         }
         t.local_from(1);
         t.log_start(0);
-        let mut m = t.write(dir.path()).unwrap();
+        let m = t.write(dir.path()).unwrap();
         let bucket = dir.path().join("bucket");
         write_aiven(&m, &bucket, &AivenLayout::default()).unwrap();
         for suffix in [".log", ".indexes", ".rsm-manifest"] {
@@ -358,7 +357,6 @@ fn custom_metadata_is_the_latest_updates() {
         }
         std::fs::remove_dir_all(&m.remote_root).unwrap();
         std::fs::rename(&bucket, &m.remote_root).unwrap();
-        m.remote_root = dir.path().join("remote");
         check_written(dir, vec![m])
     };
     let c = build(Some(&custom));
