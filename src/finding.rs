@@ -334,7 +334,8 @@ kinds! {
     RemoteSegmentMissing = "remote_segment_missing", Error;
     /// A remote segment whose objects disagree with its metadata (offsets, size).
     RemoteSegmentMismatch = "remote_segment_mismatch", Error;
-    /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize.
+    /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize (or,
+    /// a snapshot record, cannot ask for its user partition).
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
     /// A `__remote_log_metadata` record the cache throws on: the metadata consumer stops there.
     RemoteMetadataConsumerStopped = "remote_metadata_consumer_stopped", Error;

@@ -84,6 +84,12 @@ pub(crate) fn check(logs: Vec<TieredLog>, extra: impl FnOnce(&Path)) -> Checked 
         .map(|t| t.write(dir.path()).unwrap())
         .collect();
     extra(dir.path());
+    check_written(dir, written)
+}
+
+/// The four runs of [`check`] over `dir`, whose logs (`written`) are already on disk (and
+/// its remote storage at `remote/`, in either layout).
+pub(crate) fn check_written(dir: TempDir, written: Vec<TieredManifest>) -> Checked {
     let root = dir.path().join("remote");
     let req = |remote: bool| {
         Request::new([dir.path()]).with_options(options(remote.then(|| root.clone())))
@@ -112,7 +118,7 @@ pub(crate) fn check(logs: Vec<TieredLog>, extra: impl FnOnce(&Path)) -> Checked 
 
 impl Checked {
     /// Every finding of the four runs, labelled by the run.
-    fn all(&self) -> Vec<(&'static str, &Finding)> {
+    pub(crate) fn all(&self) -> Vec<(&'static str, &Finding)> {
         let mut v: Vec<(&'static str, &Finding)> = Vec::new();
         v.extend(self.scan.findings.iter().map(|f| ("scan", f)));
         v.extend(

@@ -44,7 +44,7 @@ fn history() -> TieredLog {
 
 /// `orders-0` with one local segment per entry of `segments`, each a list of
 /// `(leader epoch, records)` batches.
-fn partition(segments: &[&[(i32, usize)]]) -> PartitionBuilder {
+pub(crate) fn partition(segments: &[&[(i32, usize)]]) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0);
     for (i, seg) in segments.iter().enumerate() {
         if i > 0 {

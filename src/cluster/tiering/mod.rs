@@ -365,19 +365,21 @@ type Analysis = (
 );
 
 fn undecodable_finding(u: &replay::Undecodable) -> Finding {
+    let what = if u.deserializes {
+        "deserializes but names no user partition"
+    } else {
+        "does not deserialize"
+    };
     Finding::new(
         Kind::RemoteMetadataUndecodable,
         REMOTE_LOG_METADATA_TOPIC,
         u.at.metadata_partition,
-        format!(
-            "a __remote_log_metadata record does not deserialize: {}",
-            u.error
-        ),
+        format!("a __remote_log_metadata record {what}: {}", u.error),
     )
     .offset(u.at.offset)
     .position(u.position)
     .segment(u.segment.clone())
-    .broker("TopicBasedRemoteLogMetadataManager's consumer task stops at a record it cannot deserialize: the broker's remote log metadata is frozen from here, copies and reads of every user partition of this metadata partition wait")
+    .broker("TopicBasedRemoteLogMetadataManager's consumer task stops at a record it cannot deserialize, or cannot ask for its user partition: the broker's remote log metadata is frozen from here, copies and reads of every user partition of this metadata partition wait")
     .remediation("find which broker wrote the record (a different RemoteLogMetadataManager or a damaged segment); the metadata consumer resumes only past it")
     .evidence(serde_json::json!({"error": u.error}))
 }

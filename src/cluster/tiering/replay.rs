@@ -63,7 +63,8 @@ pub struct RemoteSegment {
     pub leader_epochs: Vec<(i32, i64)>,
     pub segment_size_in_bytes: i32,
     pub max_timestamp_ms: i64,
-    /// Size of the custom metadata of the latest event carrying it.
+    /// The custom metadata of the latest event applied (`createWithUpdates` takes the
+    /// update's: an update without it leaves none).
     pub custom_metadata: Option<Vec<u8>>,
     /// The current state and every state applied, in order.
     pub state: SegmentState,
@@ -120,14 +121,26 @@ pub struct PartitionLog {
     pub stopped_at: Option<EventAt>,
 }
 
-/// A record of `__remote_log_metadata` that does not deserialize.
+/// A record of `__remote_log_metadata` the metadata consumer cannot take: one that does not
+/// deserialize, or one that does but names no user partition (a
+/// `RemoteLogSegmentMetadataSnapshotRecord`, [`SNAPSHOT_ON_TOPIC`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undecodable {
     pub at: EventAt,
     pub segment: String,
     pub position: u64,
     pub error: String,
+    /// The record deserializes (a snapshot record): the consumer fails after it.
+    pub deserializes: bool,
 }
+
+/// Why a `RemoteLogSegmentMetadataSnapshotRecord` (api key 3, written only to the 3.6–3.7
+/// `remote_log_snapshot` files) on the topic stops the metadata consumer: it deserializes,
+/// but `ConsumerTask.processConsumerRecord` asks it for its user partition
+/// (`shouldProcess` → `RemoteLogSegmentMetadataSnapshot.topicIdPartition`), which throws
+/// before any question of hosting, and `ConsumerTask.ingestRecords` closes the task on
+/// that exception (not a retriable one) — on every broker consuming the metadata partition.
+pub const SNAPSHOT_ON_TOPIC: &str = "java.lang.UnsupportedOperationException: This metadata does not have topic partition with it. (a RemoteLogSegmentMetadataSnapshotRecord, api key 3, which only remote_log_snapshot files hold: ConsumerTask.shouldProcess asks it for its topic partition)";
 
 /// A record Kafka's cache throws on (IllegalArgumentException): the first of its user
 /// partition. Only a broker hosting that partition applies the record
@@ -251,15 +264,18 @@ impl Replay {
             None => Err("the record has a null value".to_string()),
             Some(v) => remote_log::decode(v).map_err(|e: RemoteMetadataError| e.to_string()),
         };
-        match decoded {
-            Ok(r) => self.apply_record(at, &r),
-            Err(error) => self.undecodable.push(Undecodable {
-                at,
-                segment: segment.to_string(),
-                position,
-                error,
-            }),
-        }
+        let (error, deserializes) = match decoded {
+            Ok(RemoteLogMetadata::Snapshot(_)) => (SNAPSHOT_ON_TOPIC.to_string(), true),
+            Ok(r) => return self.apply_record(at, &r),
+            Err(error) => (error, false),
+        };
+        self.undecodable.push(Undecodable {
+            at,
+            segment: segment.to_string(),
+            position,
+            error,
+            deserializes,
+        });
     }
 
     fn apply_record(&mut self, at: EventAt, r: &RemoteLogMetadata<'_>) {
@@ -267,7 +283,7 @@ impl Replay {
             RemoteLogMetadata::Segment(m) => user_partition(&m.segment.partition),
             RemoteLogMetadata::Update(u) => user_partition(&u.segment.partition),
             RemoteLogMetadata::PartitionDelete(d) => user_partition(&d.partition),
-            // Only in `remote_log_snapshot` files: never written to the topic.
+            // On the topic, the consumer stops at it (`Self::apply`, `SNAPSHOT_ON_TOPIC`).
             RemoteLogMetadata::Snapshot(_) => return,
         };
         // A broker applying this partition's records hosts it: its task closed at the
@@ -490,9 +506,9 @@ impl PartitionLog {
             return;
         }
         seg.state = state;
-        if u.custom_metadata.is_some() {
-            seg.custom_metadata = u.custom_metadata.map(<[u8]>::to_vec);
-        }
+        // `RemoteLogSegmentMetadata.createWithUpdates` takes the update's custom metadata,
+        // absent or not: an update without it clears what the copy's carried.
+        seg.custom_metadata = u.custom_metadata.map(<[u8]>::to_vec);
         seg.history.push(StateEvent {
             state,
             at,
