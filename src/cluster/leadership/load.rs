@@ -578,3 +578,23 @@ fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64
     }
     log.quorum.push(ev);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The counts of records kept raw survive JSON (a bundle), and an older bundle's `{}`
+    /// reads as none.
+    #[test]
+    fn unknown_counts_round_trip_through_json() {
+        let mut log = MetadataLog::default();
+        log.unknown.insert((5, 3), 2);
+        let json = serde_json::to_string(&log).unwrap();
+        assert!(json.contains(r#""unknown":[[5,3,2]]"#), "{json}");
+        let back: MetadataLog = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.unknown, log.unknown);
+        let old = json.replace("[[5,3,2]]", "{}");
+        let back: MetadataLog = serde_json::from_str(&old).unwrap();
+        assert!(back.unknown.is_empty());
+    }
+}

@@ -324,3 +324,37 @@ fn merges_and_the_directory_of_each_replica() {
         assert_eq!(s.len(), usize::from(recovering), "{recovering}");
     }
 }
+
+/// `FeaturesImageTest.testApplyDelta1`, `testApplyDelta2`: feature levels change, are removed
+/// (level 0) and come back, none of them `metadata.version`, which stays the snapshot's
+/// (`FeaturesDelta.replay` keeps it apart). klogscan keeps only `metadata.version` (the one
+/// level its rules read); the others are records `dump` shows. Near miss: a
+/// `metadata.version` record in the delta (4.0-IV2, 24): the version from its offset on.
+#[test]
+fn feature_levels_other_than_the_metadata_version_leave_it_alone() {
+    let level = |name: &str, l: i16| MetaRecord::FeatureLevel {
+        name: name.into(),
+        feature_level: l,
+    };
+    for near in [false, true] {
+        let mut m = MetaLog::starting_at(T0 - 10 * SEC, END);
+        m.snapshot_at(
+            END,
+            vec![metadata_version(23), level("foo", 2), level("bar", 1)],
+        );
+        m.batch(&[level("foo", 3), level("bar", 0), level("baz", 8)]);
+        let mut delta2 = vec![level("foo", 0), level("baz", 0), level("bar", 1)];
+        if near {
+            delta2.push(metadata_version(24));
+        }
+        let at = m.batch(&delta2);
+        let d = tempfile::tempdir().unwrap();
+        m.write(d.path());
+        let h = crate::common::kraft::history(d.path());
+        let want = if near { 24 } else { 23 };
+        assert_eq!(h.metadata_version(), Some(want), "{near}");
+        assert_eq!(h.history.metadata_version_at(at), Some(23));
+        let text = super::dump(&d.path().join(format!("__cluster_metadata-0/{END:020}.log")));
+        assert!(text.contains(r#""name":"baz","featureLevel":8"#), "{text}");
+    }
+}
