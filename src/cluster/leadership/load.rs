@@ -146,7 +146,8 @@ mod unknown_counts {
     #[serde(untagged)]
     enum Counts {
         List(Vec<(i16, i16, u64)>),
-        Map(BTreeMap<String, u64>),
+        /// An older build's map: it could only ever be empty.
+        Map(serde::de::IgnoredAny),
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(
