@@ -86,7 +86,10 @@ pub struct MetadataLog {
     pub entries: Vec<MetaEntry>,
     pub quorum: Vec<QuorumEvent>,
     pub undecodable: Vec<Undecodable>,
-    /// `(api key, version)` of records kept raw → count.
+    /// `(api key, version)` of records kept raw → count. Serialized as a list of
+    /// `[api key, version, count]` (a JSON object's keys are strings: the map itself made
+    /// `collect` fail on a log holding such a record).
+    #[serde(with = "unknown_counts")]
     pub unknown: BTreeMap<(i16, i16), u64>,
     pub quorum_state: Option<QuorumState>,
     /// The records of the log dir's `bootstrap.checkpoint` (the metadata version and
@@ -102,7 +105,8 @@ pub struct MetadataLog {
     /// Offsets of the records the replay could not apply, in read order: a snapshot's
     /// batch that fails its CRC (its base offset; a segment's ends the history instead:
     /// `recovery_stop`), one that does not decompress or frame, a record that does not
-    /// decode. `PartitionChangeRecord` carries no epoch, so past the
+    /// decode, a partition-state record of a version the table lacks (kept raw: a newer
+    /// controller's). `PartitionChangeRecord` carries no epoch, so past the
     /// first of them the epochs and ISRs the replay infers may be stale.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<i64>,
@@ -122,6 +126,38 @@ pub struct MetadataLog {
     /// `(path, why)`: its history lacks what they hold (`history` names them, exit 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<(String, String)>,
+}
+
+/// [`MetadataLog::unknown`] in JSON: `[[api key, version, count], …]`. A bundle of an older
+/// build holds `{}` (it could not write a non-empty map), read as empty.
+mod unknown_counts {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(
+        m: &BTreeMap<(i16, i16), u64>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let list: Vec<(i16, i16, u64)> = m.iter().map(|(&(k, v), &n)| (k, v, n)).collect();
+        list.serialize(s)
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Counts {
+        List(Vec<(i16, i16, u64)>),
+        /// An older build's map: it could only ever be empty.
+        Map(serde::de::IgnoredAny),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<(i16, i16), u64>, D::Error> {
+        Ok(match Counts::deserialize(d)? {
+            Counts::List(l) => l.into_iter().map(|(k, v, n)| ((k, v), n)).collect(),
+            Counts::Map(_) => BTreeMap::new(),
+        })
+    }
 }
 
 /// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`, at
@@ -458,6 +494,15 @@ fn read_any(
                     } = &record
                     {
                         *log.unknown.entry((*api_key, *version)).or_default() += 1;
+                        // A partition-state record of a version the table lacks (a newer
+                        // controller's): a node of its release applies it, an older one
+                        // refuses it (`MetadataRecordSerde`), and the replay cannot: what it
+                        // changed is unknown, as for a record that does not decode
+                        // (`MetadataVersion.partitionChangeRecordVersion` moves with the
+                        // metadata version; `PartitionRegistration.merge` applies any).
+                        if PARTITION_STATE_RECORDS.contains(api_key) {
+                            log.gaps.push(at);
+                        }
                     }
                     log.entries.push(MetaEntry {
                         offset: at,
@@ -487,6 +532,10 @@ fn read_any(
         }
     }
 }
+
+/// The api keys of the records that change a partition's state in the replay:
+/// `PartitionRecord`, `PartitionChangeRecord`, `RemoveTopicRecord`, `ClearElrRecord`.
+const PARTITION_STATE_RECORDS: [i16; 4] = [3, 5, 9, 28];
 
 /// Whether `r` is a `KRAFT_VOTERS` control record.
 fn is_voters(r: &format::Record<'_>) -> bool {
@@ -529,4 +578,24 @@ fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64
         _ => {}
     }
     log.quorum.push(ev);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The counts of records kept raw survive JSON (a bundle), and an older bundle's `{}`
+    /// reads as none.
+    #[test]
+    fn unknown_counts_round_trip_through_json() {
+        let mut log = MetadataLog::default();
+        log.unknown.insert((5, 3), 2);
+        let json = serde_json::to_string(&log).unwrap();
+        assert!(json.contains(r#""unknown":[[5,3,2]]"#), "{json}");
+        let back: MetadataLog = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.unknown, log.unknown);
+        let old = json.replace("[[5,3,2]]", "{}");
+        let back: MetadataLog = serde_json::from_str(&old).unwrap();
+        assert!(back.unknown.is_empty());
+    }
 }

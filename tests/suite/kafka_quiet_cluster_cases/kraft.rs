@@ -62,6 +62,27 @@ impl MetaLog {
         m
     }
 
+    /// [`MetaLog::new`] whose segments start at `start`: the records below it are in a
+    /// snapshot the log continues from ([`MetaLog::snapshot_at`]).
+    pub(crate) fn starting_at(t: i64, start: i64) -> MetaLog {
+        let p = PartitionBuilder::new("__cluster_metadata", 0)
+            .start_offset(start)
+            .start_time(t)
+            .broker_files(PartitionFileOptions::default());
+        let mut m = MetaLog {
+            p,
+            snapshot: None,
+            epoch: 0,
+        };
+        m.elect();
+        m
+    }
+
+    /// A snapshot ending at `end` (its records' state below `end`) holding `image`.
+    pub(crate) fn snapshot_at(&mut self, end: i64, image: Vec<MetaRecord>) {
+        self.snapshot = Some((end, self.epoch, image));
+    }
+
     /// The next epoch of the quorum (the controller restarted and won the election).
     pub(crate) fn elect(&mut self) {
         self.epoch += 1;
