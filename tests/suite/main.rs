@@ -106,6 +106,7 @@ mod kafka_new_group_records_cases;
 mod kafka_offset_expiry_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
+mod kafka_pidaudit_cases;
 mod kafka_psmaudit_cases;
 mod kafka_quiet_clients_cases;
 mod kafka_quiet_cluster_cases;
