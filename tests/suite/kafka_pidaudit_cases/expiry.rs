@@ -68,7 +68,11 @@ fn transaction_after_transaction_id_expires_but_producer_id_remains() {
     let run = || {
         let mut c = Cluster::new(Some(CLUSTER)).coordinator(1);
         let id = "transactionalProducer";
-        c.run(&Txn::new(id, Producer::transactional(7, 0), &[("topic1", 0)]).records(1).abort());
+        c.run(
+            &Txn::new(id, Producer::transactional(7, 0), &[("topic1", 0)])
+                .records(1)
+                .abort(),
+        );
         c.advance(6_000);
         c.coordinator_record(id, None);
         let next = Producer::transactional(8, 0);
@@ -111,7 +115,12 @@ fn events_after(idle: i64, seq: i32) -> PartitionBuilder {
     let p5 = Producer::idempotent(5, 0);
     let mut p = PartitionBuilder::new(EVENTS, 0);
     p.append(Batch::new(p5).records(1).sequence(0).at(T0 + 10_000));
-    p.append(Batch::new(p5).records(1).sequence(seq).at(T0 + 10_000 + idle));
+    p.append(
+        Batch::new(p5)
+            .records(1)
+            .sequence(seq)
+            .at(T0 + 10_000 + idle),
+    );
     p
 }
 
@@ -120,7 +129,10 @@ fn events_after(idle: i64, seq: i32) -> PartitionBuilder {
 fn with_dynamic_expiration(ms: &str, data: PartitionBuilder) -> ScanReport {
     let d = tempfile::tempdir().unwrap();
     let meta = meta_log(&[
-        vec![crate::kafka_kraft_managers_cases::topic(EVENTS, events_id())],
+        vec![crate::kafka_kraft_managers_cases::topic(
+            EVENTS,
+            events_id(),
+        )],
         vec![broker_config("", "producer.id.expiration.ms", Some(ms))],
     ]);
     let ld = log_dir(d.path(), "b1", 1, Some(data), &meta);
@@ -156,5 +168,9 @@ fn dynamic_producer_id_expiration_ms_decides_a_gap() {
     );
     // near miss: the same gap under a dynamic setting of one hour is refused by the leader
     let r = with_dynamic_expiration("3600000", events_after(15_000, 5));
-    assert!(has(&r.findings, Kind::SequenceGap, 1), "{:#?}", lines(&r.findings));
+    assert!(
+        has(&r.findings, Kind::SequenceGap, 1),
+        "{:#?}",
+        lines(&r.findings)
+    );
 }

@@ -68,7 +68,11 @@ fn retriable_marker_errors_write_the_marker_again() {
     }
     // The same through the coordinator: a committed transaction whose markers came late.
     let mut c = Cluster::new(Some(CLUSTER)).coordinator(1);
-    c.run(&Txn::new("retried", Producer::transactional(3, 0), &[T1, T2]));
+    c.run(&Txn::new(
+        "retried",
+        Producer::transactional(3, 0),
+        &[T1, T2],
+    ));
     run(&c).1.assert_no_alarm();
     // near miss: the retry never reaching `topic1`-1 (the coordinator completed anyway)
     let mut c = Cluster::new(Some(CLUSTER)).coordinator(1);
@@ -173,4 +177,68 @@ fn a_fatal_marker_error_leaves_the_transaction_in_prepare() {
     }
     // near miss: the markers written
     run(&shape(false)).1.assert_no_alarm();
+}
+
+/// `TransactionMarkerRequestCompletionHandlerTest.shouldRemoveTopicPartitionFromWaitingSetOnUnsupportedForMessageFormat`:
+/// the coordinator listed `old`-0, a topic still at a message format before v2, where the
+/// leader refused the producer's transactional batches (`LogValidator`: no producer fields
+/// below magic 2) and now refuses the marker (`UNSUPPORTED_FOR_MESSAGE_FORMAT`); the handler
+/// takes the partition off the waiting set and the transaction completes. On disk: `old`-0
+/// holds other clients' magic-1 messages and no marker, `topic1`-0 the data and its COMMIT,
+/// the coordinator PrepareCommit and CompleteCommit listing both: nothing raised. Near
+/// miss: `old`-0 holding the producer's data (then the marker would have been written) and
+/// no marker: `transaction_marker_missing`.
+#[test]
+fn a_partition_refusing_the_marker_format_is_left_without_one() {
+    use klogscan::testkit::Legacy;
+    use klogscan::testkit::txnlog::TxnValue;
+    use klogscan::testkit::txnlog::state::{COMPLETE_COMMIT, ONGOING, PREPARE_COMMIT};
+    let shape = |old_has_data: bool| {
+        let p3 = Producer::transactional(3, 0);
+        let mut c = Cluster::new(Some(CLUSTER)).coordinator(1);
+        let start = c.now();
+        let listed: &[(&str, &[i32])] = &[("old", &[0]), ("topic1", &[0])];
+        let value = |status: u8, parts: &[(&str, &[i32])], at: i64| {
+            let v = TxnValue::new(3, 0, status).timeout(60_000).times(at, start);
+            if parts.is_empty() {
+                v
+            } else {
+                v.partitions(parts)
+            }
+        };
+        c.coordinator_record("legacy", Some(value(ONGOING, listed, start)));
+        let mut t1 = PartitionBuilder::new("topic1", 0).start_time(start + 10);
+        t1.append(Batch::new(p3).records(2));
+        let mut old = PartitionBuilder::new("old", 0).start_time(start);
+        old.legacy(Legacy::v1().values(["a", "b"]).at(start));
+        if old_has_data {
+            old.append(Batch::new(p3).records(2).at(start + 20));
+        }
+        c.advance(100);
+        c.coordinator_record("legacy", Some(value(PREPARE_COMMIT, listed, c.now())));
+        t1.advance_time(c.now() + 10 - t1.now());
+        t1.commit(p3, 0);
+        c.advance(100);
+        c.coordinator_record("legacy", Some(value(COMPLETE_COMMIT, &[], c.now())));
+        c.advance(20 * 60_000);
+        let mut b = Brokers::new();
+        let dir = b.path(1, "data");
+        c.write(&dir, 1).unwrap();
+        t1.write(&dir).unwrap();
+        old.write(&dir).unwrap();
+        b.add(dir);
+        let v = b.check_with(opts());
+        (b, v)
+    };
+    let (_b, v) = shape(false);
+    v.assert_no_alarm();
+    assert_eq!(part(&v.scan, "topic1", 0).last_stable_offset, Some(3));
+    // near miss: the producer's data on `old`-0, no marker
+    let (_b, v) = shape(true);
+    assert!(
+        (v.scan.findings.iter())
+            .any(|f| f.kind == Kind::TransactionMarkerMissing && f.topic == "old"),
+        "{:#?}",
+        all(&v)
+    );
 }

@@ -4,7 +4,9 @@
 //! transactional ids expiring, then the same producer writing again),
 //! `TransactionMarkerRequestCompletionHandlerTest`
 //! (core/src/test/scala/unit/kafka/coordinator/transaction/: which marker write errors
-//! retry the marker, which drop it), `ProducerIdManagerTest` (same folder) and
+//! retry the marker, which drop it), `VerificationGuardTest` (core/src/test/scala/unit/
+//! kafka/log/: a transactional batch needs its own transaction's verification),
+//! `ProducerIdManagerTest` (core/src/test/scala/unit/kafka/coordinator/transaction/) and
 //! `ProducerIdsIntegrationTest` (core/src/test/scala/integration/kafka/coordinator/
 //! transaction/: producer ids handed out in blocks, never twice).
 //!
@@ -19,6 +21,7 @@
 
 mod blocks;
 mod expiry;
+mod guard;
 mod markers;
 
 use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines};
