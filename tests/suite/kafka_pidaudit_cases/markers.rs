@@ -180,9 +180,11 @@ fn a_fatal_marker_error_leaves_the_transaction_in_prepare() {
 }
 
 /// `TransactionMarkerRequestCompletionHandlerTest.shouldRemoveTopicPartitionFromWaitingSetOnUnsupportedForMessageFormat`:
-/// the coordinator listed `old`-0, a topic still at a message format before v2, where the
-/// leader refused the producer's transactional batches (`LogValidator`: no producer fields
-/// below magic 2) and now refuses the marker (`UNSUPPORTED_FOR_MESSAGE_FORMAT`); the handler
+/// the coordinator listed `old`-0, a topic still at a message format before v2
+/// (`message.format.version` below 0.11, which an inter-broker protocol of 3.0 or later
+/// ignores, KIP-724), where the leader refused the producer's transactional batches
+/// (`LogValidator`: "Transactional records cannot be used with magic version …") and now
+/// refuses the marker (`UNSUPPORTED_FOR_MESSAGE_FORMAT`); the handler
 /// takes the partition off the waiting set and the transaction completes. On disk: `old`-0
 /// holds other clients' magic-1 messages and no marker, `topic1`-0 the data and its COMMIT,
 /// the coordinator PrepareCommit and CompleteCommit listing both: nothing raised. Near
