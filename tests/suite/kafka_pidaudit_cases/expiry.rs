@@ -1,0 +1,176 @@
+//! `ProducerIdExpirationTest`: a partition leader forgets an idle producer after
+//! `producer.id.expiration.ms` (`ProducerStateManager.removeExpiredProducers`, the
+//! `isProducerExpired` check), the coordinator forgets an idle transactional id after
+//! `transactional.id.expiration.ms` (a tombstone on `__transaction_state`), and the producer
+//! then writes again. The Kafka test runs with 10 s and 5 s; klogscan reads no static broker
+//! config and simulates the default, one day (`state::PRODUCER_ID_EXPIRATION_MS`), so the
+//! idle times here are a day where the producer must have expired.
+
+use super::*;
+use crate::kafka_kraft_managers_cases::{EVENTS, T0, broker_config, events_id, log_dir, meta_log};
+use crate::kafka_quiet_cluster_cases::CLUSTER;
+use klogscan::testkit::txns::{Cluster, Txn};
+use klogscan::testkit::{Batch, Producer};
+
+/// Idempotent producer 5 on `topic1`-0: one record at sequence 0, then `idle` ms later one
+/// record at sequence `seq` (the client goes on from its own count: it never learns that
+/// the partition forgot it).
+fn idempotent_after(idle: i64, seq: i32) -> PartitionBuilder {
+    let p5 = Producer::idempotent(5, 0);
+    let mut p = PartitionBuilder::new("topic1", 0).time_step(0);
+    p.append(Batch::new(p5).records(1).sequence(0));
+    p.advance_time(idle);
+    p.append(Batch::new(p5).records(1).sequence(seq));
+    p
+}
+
+/// `ProducerIdExpirationTest.testProducerIdExpirationWithNoTransactions`: an idempotent
+/// producer sends one record, the partition expires its id (DescribeProducers empty), the
+/// producer sends again and the partition holds it once more. The client keeps its
+/// sequence, so the partition holds sequences 0 and 1 at epoch 0 a day apart: one producer
+/// at sequence 1, nothing raised. Near miss where the expiry decides: the second send after
+/// a lost batch (sequence 5) — a day later the leader held no state and took any sequence
+/// (`ProducerAppendInfo.checkSequence` with no entry), an hour later it refused the gap
+/// (`OutOfOrderSequenceException`), so the gap on disk is a `sequence_gap`.
+#[test]
+fn producer_id_expiration_with_no_transactions() {
+    let (_b, v) = broker(vec![idempotent_after(DAY + 1, 1)]);
+    v.assert_quiet();
+    for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
+        assert_eq!(producers(r, "topic1", 0), vec![(5, 0, 1)], "{name}");
+    }
+    // near miss: sequence 5 after the gap
+    let (_b, v) = broker(vec![idempotent_after(DAY + 1, 5)]);
+    assert!(loud_kinds(&v.scan.findings).is_empty(), "{:#?}", all(&v));
+    let (_b, v) = broker(vec![idempotent_after(HOUR, 5)]);
+    assert_eq!(
+        loud_kinds(&v.scan.findings),
+        vec![(Kind::SequenceGap, Some(1))],
+        "{:#?}",
+        all(&v)
+    );
+}
+
+/// `ProducerIdExpirationTest.testTransactionAfterTransactionIdExpiresButProducerIdRemains`:
+/// producer 7 (epoch 0) aborts one record on `topic1`-0; the coordinator expires the
+/// transactional id (a tombstone) while the partition still holds producer 7 (its expiry is
+/// the longer); the producer's next AddPartitionsToTxn fails with
+/// `InvalidPidMappingException` (nothing written), and its InitProducerId finds no state for
+/// the id, so the coordinator hands out a new producer id at epoch 0
+/// (`TransactionCoordinator.handleInitProducerId`), which commits two records. On disk: 7's
+/// data and ABORT, the tombstone, producer 8's data and COMMIT; both decided, nothing
+/// raised, the partition holding both producers. Near miss: the new transaction written
+/// under the retained producer id 7 at epoch 0 from sequence 0 (a coordinator that handed
+/// the expired id's producer id back): the partition still holds 7 at sequence 0, so the
+/// leader answers the batch as a duplicate — on disk a `duplicate_sequence`.
+#[test]
+fn transaction_after_transaction_id_expires_but_producer_id_remains() {
+    let run = || {
+        let mut c = Cluster::new(Some(CLUSTER)).coordinator(1);
+        let id = "transactionalProducer";
+        c.run(
+            &Txn::new(id, Producer::transactional(7, 0), &[("topic1", 0)])
+                .records(1)
+                .abort(),
+        );
+        c.advance(6_000);
+        c.coordinator_record(id, None);
+        let next = Producer::transactional(8, 0);
+        c.run(&Txn::new(id, next, &[("topic1", 0)]).records(2));
+        let mut b = Brokers::new();
+        let dir = b.path(1, "data");
+        c.write(&dir, 1).unwrap();
+        b.add(dir);
+        let v = b.check_with(opts());
+        (b, v)
+    };
+    let (_b, v) = run();
+    v.assert_no_alarm();
+    for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
+        let pr = part(r, "topic1", 0);
+        assert_eq!(pr.last_stable_offset, pr.log_end_offset, "{name}");
+        assert_eq!(pr.transactions.aborted, 1, "{name}");
+        let ids: Vec<i64> = producers(r, "topic1", 0).iter().map(|p| p.0).collect();
+        assert_eq!(ids, vec![7, 8], "{name}");
+    }
+    // near miss: producer id 7 again at epoch 0 from sequence 0, 6 s after its ABORT
+    let t = Producer::transactional(7, 0);
+    let mut p = PartitionBuilder::new("topic1", 0);
+    p.append(Batch::new(t).records(1).sequence(0));
+    p.abort(t, 0);
+    p.advance_time(6_000);
+    p.append(Batch::new(t).records(2).sequence(0));
+    p.commit(t, 0);
+    let (_b, v) = broker(vec![p]);
+    assert!(
+        has(&v.scan.findings, Kind::DuplicateSequence, 2),
+        "{:#?}",
+        all(&v)
+    );
+}
+
+/// `events-0`: idempotent producer 5, sequence 0 at `T0 + 10 s`, then sequence `seq` at
+/// `T0 + 10 s + idle`.
+fn events_after(idle: i64, seq: i32) -> PartitionBuilder {
+    let p5 = Producer::idempotent(5, 0);
+    let mut p = PartitionBuilder::new(EVENTS, 0);
+    p.append(Batch::new(p5).records(1).sequence(0).at(T0 + 10_000));
+    p.append(
+        Batch::new(p5)
+            .records(1)
+            .sequence(seq)
+            .at(T0 + 10_000 + idle),
+    );
+    p
+}
+
+/// Scan a log dir holding `events-0` and a metadata log that sets the cluster-wide dynamic
+/// `producer.id.expiration.ms` to `ms` before the data.
+fn with_dynamic_expiration(ms: &str, data: PartitionBuilder) -> ScanReport {
+    let d = tempfile::tempdir().unwrap();
+    let meta = meta_log(&[
+        vec![crate::kafka_kraft_managers_cases::topic(
+            EVENTS,
+            events_id(),
+        )],
+        vec![broker_config("", "producer.id.expiration.ms", Some(ms))],
+    ]);
+    let ld = log_dir(d.path(), "b1", 1, Some(data), &meta);
+    klogscan::pipeline::scan(&[ld], &opts())
+}
+
+/// `ProducerIdExpirationTest.testDynamicProducerIdExpirationMs`, what it leaves: the
+/// cluster-wide dynamic `producer.id.expiration.ms` (a BROKER `ConfigRecord` with an empty
+/// name on the metadata log, 100000 then 100), and the idempotent producer's sequences 0 and
+/// 1, contiguous, around the expiry: nothing raised, whatever the setting.
+#[test]
+fn dynamic_producer_id_expiration_ms() {
+    let r = with_dynamic_expiration("100", events_after(15_000, 1));
+    let on_events: Vec<_> = (r.findings.iter()).filter(|f| f.topic == EVENTS).collect();
+    assert!(on_events.is_empty(), "{:#?}", lines(on_events));
+}
+
+/// The near miss of `ProducerIdExpirationTest.testDynamicProducerIdExpirationMs` where the
+/// setting decides: the second send, 15 s after the first, skips to sequence 5. Under the
+/// metadata log's dynamic `producer.id.expiration.ms` of 100 ms (it overrides the static
+/// config, `DynamicBrokerConfig`; `DynamicProducerStateManagerConfig` applies it to the
+/// `ProducerStateManagerConfig` every log shares) the leader had expired producer 5 and took
+/// any sequence: Kafka's answer is no `sequence_gap`. klogscan simulates the one-day default
+/// whatever the metadata log says and reports the gap.
+#[test]
+#[ignore = "divergence: the expiry simulation uses producer.id.expiration.ms's default (1 day); the KRaft metadata log's dynamic producer.id.expiration.ms (cluster-wide or per broker) is not read, so a sequence gap after an idle time the configured expiry covers is reported; reading it needs the value in force at each batch's time passed into the replay (not a small change)"]
+fn dynamic_producer_id_expiration_ms_decides_a_gap() {
+    let r = with_dynamic_expiration("100", events_after(15_000, 5));
+    assert!(
+        !has(&r.findings, Kind::SequenceGap, 1),
+        "{:#?}",
+        lines(&r.findings)
+    );
+    // near miss: the same gap under a dynamic setting of one hour is refused by the leader
+    let r = with_dynamic_expiration("3600000", events_after(15_000, 5));
+    assert!(
+        has(&r.findings, Kind::SequenceGap, 1),
+        "{:#?}",
+        lines(&r.findings)
+    );
+}
