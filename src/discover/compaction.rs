@@ -255,6 +255,25 @@ impl Knowledge {
     /// several), else the one reaching furthest (`OffsetAndEpoch.compareTo`: the last KRaft
     /// epoch, then the end offset; the first listed among equals, as
     /// `cluster::leadership::load_all`).
+    /// The smallest dynamic `producer.id.expiration.ms` the KRaft metadata log of
+    /// `source`'s cluster (the copy [`Self::metadata_policy`] reads) ever set for the broker
+    /// holding it or cluster-wide (`None`: none set). A broker applies its own dynamic
+    /// value, else the cluster-wide one, else its static config
+    /// (`DynamicBrokerConfig`, `DynamicProducerStateManagerConfig`), and each may have been
+    /// in force at any time of the log's history: the smallest is the one under which a
+    /// producer idle that long may have been expired. Values below 1 (which the broker's
+    /// validation refuses) are not taken.
+    pub fn producer_id_expiration(&self, source: &Source) -> Option<i64> {
+        let md = self.copy_for(source)?;
+        let broker = source.broker_id.map(|b| b.to_string());
+        (md.producer_id_expiration.iter())
+            .filter(|&(name, &ms)| {
+                ms >= 1 && (name.is_empty() || Some(name.as_str()) == broker.as_deref())
+            })
+            .map(|(_, &ms)| ms)
+            .min()
+    }
+
     fn copy_for(&self, source: &Source) -> Option<&ClusterMetadata> {
         let same: Vec<&ClusterMetadata> = (self.metadata.iter())
             .filter(|m| same_cluster(source, &m.source).is_same())

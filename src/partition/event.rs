@@ -90,7 +90,9 @@ impl BatchEvent {
                     coordinator_epoch: marker.coordinator_epoch,
                 },
                 Ok(Some(Control::Other { kind, .. })) => ControlInfo::Other(kind),
-                Err(e) => format::NullField::of(&e).map_or(ControlInfo::Malformed, ControlInfo::Null),
+                Err(e) => {
+                    format::NullField::of(&e).map_or(ControlInfo::Malformed, ControlInfo::Null)
+                }
             }
         });
         let marker_timestamp = if b.is_control() {

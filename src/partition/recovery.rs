@@ -29,6 +29,7 @@ mod snapshot_fates;
 mod stop;
 pub(crate) mod swaps;
 mod version;
+pub use control_throw::ControlThrow;
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
     SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
@@ -36,7 +37,6 @@ pub(crate) use plan::{
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
-pub use control_throw::ControlThrow;
 pub use stop::{StopReason, SwappedTail};
 pub use version::{BrokerVersion, producer_expiration_ms};
 

@@ -19,6 +19,10 @@ pub const TOPIC_KEY: &str = "cleanup.policy";
 /// Its broker-level synonym (`ServerLogConfigs.LOG_CLEANUP_POLICY_CONFIG`, the only one
 /// `ServerTopicConfigSynonyms` lists for it), a dynamic broker config.
 pub const BROKER_KEY: &str = "log.cleanup.policy";
+/// The broker config whose dynamic values (`DynamicProducerStateManagerConfig`, applied to
+/// every log's `ProducerStateManagerConfig`) decide how long an idle producer's state is
+/// kept.
+pub const PRODUCER_ID_EXPIRATION_KEY: &str = "producer.id.expiration.ms";
 
 /// One incarnation of a topic (one topic id) and the `cleanup.policy` its logs lived
 /// under.
@@ -56,6 +60,11 @@ pub struct ClusterMetadata {
     /// the cluster-wide default) → value.
     #[serde(default)]
     pub broker_policy: BTreeMap<String, String>,
+    /// The smallest dynamic `producer.id.expiration.ms` the copy ever set, by broker
+    /// resource name (a node id, `""` the cluster-wide default): a value may have been in
+    /// force at any time of the history the copy spans (a deletion keeps the smallest).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub producer_id_expiration: BTreeMap<String, i64>,
     /// Topic name → partition ids, from `TopicRecord`/`PartitionRecord` (removed topics
     /// dropped).
     pub partitions: HashMap<String, BTreeSet<i32>>,
@@ -364,6 +373,14 @@ fn apply(rec: MetaRecord, r: &mut Replay) {
             name,
             value,
         } => {
+            if resource_type == RESOURCE_BROKER && name == PRODUCER_ID_EXPIRATION_KEY {
+                // `DynamicBrokerConfig` validates it as a long; anything else was refused.
+                if let Some(ms) = value.as_deref().and_then(|v| v.trim().parse::<i64>().ok()) {
+                    let min = md.producer_id_expiration.entry(resource_name).or_insert(ms);
+                    *min = (*min).min(ms);
+                }
+                return;
+            }
             let map = match resource_type {
                 RESOURCE_TOPIC if name == TOPIC_KEY => &mut r.topic_policy,
                 RESOURCE_BROKER if name == BROKER_KEY => &mut md.broker_policy,

@@ -197,6 +197,10 @@ fn scan_selected(
                 let files = p.log_dir.as_deref().and_then(|d| known.log_dirs.get(d));
                 let source = known.identities.source(p);
                 let (reason, policy) = known.compaction.judge(p, &source);
+                // A dynamic `producer.id.expiration.ms` below the default shortens the idle
+                // time after which the leader may have expired a producer's state.
+                let expiration = (known.compaction.producer_id_expiration(&source))
+                    .filter(|&ms| ms < crate::partition::state::PRODUCER_ID_EXPIRATION_MS);
                 let compacted = reason.map(crate::discover::compaction::Reason::compacted);
                 // A -future/-delete/-stray copy is judged as no live log: its records are
                 // not the ones a cleaner will drop.
@@ -207,7 +211,7 @@ fn scan_selected(
                     window,
                     pieces::PIECE,
                     files,
-                    (compacted, policy),
+                    (compacted, policy, expiration),
                     &pool,
                     remote.of(&p.path),
                 );

@@ -5,7 +5,7 @@ use super::entry::{
     BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap,
 };
 use super::opentxns::OpenTxns;
-use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
+use super::{LastEvent, Replay, text, txnrec};
 use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::event::BatchEvent;
@@ -48,7 +48,7 @@ impl Replay {
         } else {
             None
         };
-        let expired = super::producer_expired(e.has_txn(), gap_ms);
+        let expired = self.producer_expired(e.has_txn(), gap_ms);
         let epoch = ev.producer_epoch;
         let mut zombie = false;
 
@@ -194,9 +194,15 @@ impl Replay {
         let pid = ev.producer_id;
         let prev = e.last_ref(&self.markers);
         let why = if expired {
-            "more than producer.id.expiration.ms (1 day) after the producer's last activity: the leader had expired its state and accepted it"
+            format!(
+                "more than producer.id.expiration.ms ({}) after the producer's last activity: the leader had expired its state and accepted it",
+                match self.opts.producer_id_expiration_ms {
+                    super::PRODUCER_ID_EXPIRATION_MS => "1 day".to_string(),
+                    ms => text::human_duration(ms),
+                }
+            )
         } else {
-            "within producer.id.expiration.ms of the producer's last activity: the leader must have lost the producer's state (KAFKA-9144 on <= 2.4.0, lost snapshots) or this is divergent history"
+            "within producer.id.expiration.ms of the producer's last activity: the leader must have lost the producer's state (KAFKA-9144 on <= 2.4.0, lost snapshots) or this is divergent history".to_string()
         };
         let marker = ev.is_control;
         let f = self
@@ -212,15 +218,15 @@ impl Replay {
                     prev.base_offset
                 ),
             )
-            .evidence(json!({
+            .evidence(self.with_expiration_source(json!({
                 "previous_epoch": e.epoch,
                 "epoch": ev.producer_epoch,
                 "previous": self.batch_json(&prev),
                 "batch": self.batch_json(cur),
                 "gap_ms": gap_ms,
                 "exceeds_producer_id_expiration": expired,
-                "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
-            }))
+                "producer_id_expiration_ms": self.opts.producer_id_expiration_ms,
+            })))
             .broker(if marker {
                 text::BROKER_EPOCH_MARKER
             } else {
@@ -267,13 +273,13 @@ impl Replay {
                 ),
             )
             .evidence({
-                let mut ev = json!({
+                let mut ev = self.with_expiration_source(json!({
                     "batch": self.batch_json(cur),
                     "opens_transaction": opens,
                     "gap_ms": gap_ms,
                     "exceeds_producer_id_expiration": expired,
-                    "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
-                });
+                    "producer_id_expiration_ms": self.opts.producer_id_expiration_ms,
+                }));
                 let marker = Some(self.batch_evidence(m));
                 evidence::merge(&mut ev, &ZombieJoint { marker, timeout_abort_possible });
                 ev

@@ -109,7 +109,7 @@ impl Replay {
             self.open_txns.get(i).first_timestamp
         });
         let idle = (ts >= 0 && first_held >= 0).then(|| first_held.saturating_sub(ts));
-        if super::producer_expired(false, idle) {
+        if self.producer_expired(false, idle) {
             return;
         }
         findings.push(
@@ -157,7 +157,7 @@ impl Replay {
         } else {
             None
         };
-        let expired = super::producer_expired(e.has_txn(), gap_ms);
+        let expired = self.producer_expired(e.has_txn(), gap_ms);
         // Rule 12 / 21 (markers).
         if ev.producer_epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));

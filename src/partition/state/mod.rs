@@ -39,10 +39,11 @@ use serde_json::Value;
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
 
 /// `ProducerStateManager.isProducerExpired`: a producer without an open transaction whose
-/// last timestamp lies `producer.id.expiration.ms` ([`PRODUCER_ID_EXPIRATION_MS`]) or more
-/// before `now`; `gap_ms` is that distance (`None`: not known).
-pub fn producer_expired(open_txn: bool, gap_ms: Option<i64>) -> bool {
-    !open_txn && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS)
+/// last timestamp lies `producer.id.expiration.ms` (`expiration_ms`; default
+/// [`PRODUCER_ID_EXPIRATION_MS`]) or more before `now`; `gap_ms` is that distance (`None`:
+/// not known).
+pub fn producer_expired_after(open_txn: bool, gap_ms: Option<i64>, expiration_ms: i64) -> bool {
+    !open_txn && gap_ms.is_some_and(|g| g >= expiration_ms)
 }
 
 /// [`producer_expired`] at a snapshot load taken at `now_ms` (`loadFromSnapshot`), by a
@@ -94,15 +95,28 @@ pub struct PartitionContext {
 
 /// Tunables of the replay.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ReplayOptions {
     /// An open transaction idle longer than this at end of log is hanging (default 15 min).
     pub hanging_after_ms: i64,
+    /// The `producer.id.expiration.ms` the replay holds a producer's idle times against:
+    /// idle this long or more, the leader may have expired its state
+    /// (`ProducerStateManager.removeExpiredProducers`) and taken any sequence or epoch
+    /// after it. Default [`PRODUCER_ID_EXPIRATION_MS`]; the scan lowers it per partition
+    /// to the smallest dynamic value the cluster's KRaft metadata log set for the broker
+    /// (`discover::compaction::Knowledge::producer_id_expiration`).
+    pub producer_id_expiration_ms: i64,
+    /// Where a `producer_id_expiration_ms` other than the default comes from (said in the
+    /// evidence of the findings that read it); `None`: the default.
+    pub producer_id_expiration_from: Option<&'static str>,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
             hanging_after_ms: 15 * 60 * 1000,
+            producer_id_expiration_ms: PRODUCER_ID_EXPIRATION_MS,
+            producer_id_expiration_from: None,
         }
     }
 }
@@ -347,6 +361,20 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// [`producer_expired_after`] under this replay's `producer.id.expiration.ms`.
+    fn producer_expired(&self, open_txn: bool, gap_ms: Option<i64>) -> bool {
+        producer_expired_after(open_txn, gap_ms, self.opts.producer_id_expiration_ms)
+    }
+
+    /// `ev` (a finding's evidence object) with where the replay's
+    /// `producer.id.expiration.ms` comes from, when not the default.
+    fn with_expiration_source(&self, mut ev: Value) -> Value {
+        if let (Some(from), Value::Object(m)) = (self.opts.producer_id_expiration_from, &mut ev) {
+            m.insert("producer_id_expiration_from".into(), from.into());
+        }
+        ev
+    }
+
     /// A replay of the partition described by `ctx`.
     pub fn new(ctx: PartitionContext, opts: ReplayOptions) -> Self {
         Replay {

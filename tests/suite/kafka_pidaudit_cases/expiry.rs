@@ -155,10 +155,10 @@ fn dynamic_producer_id_expiration_ms() {
 /// metadata log's dynamic `producer.id.expiration.ms` of 100 ms (it overrides the static
 /// config, `DynamicBrokerConfig`; `DynamicProducerStateManagerConfig` applies it to the
 /// `ProducerStateManagerConfig` every log shares) the leader had expired producer 5 and took
-/// any sequence: Kafka's answer is no `sequence_gap`. klogscan simulates the one-day default
-/// whatever the metadata log says and reports the gap.
+/// any sequence: Kafka's answer is no `sequence_gap`. klogscan holds the gap against the
+/// smallest dynamic value the metadata log set (it was a divergence: the one-day default
+/// was simulated whatever the metadata log said, and the gap reported).
 #[test]
-#[ignore = "divergence: the expiry simulation uses producer.id.expiration.ms's default (1 day); the KRaft metadata log's dynamic producer.id.expiration.ms (cluster-wide or per broker) is not read, so a sequence gap after an idle time the configured expiry covers is reported; reading it needs the value in force at each batch's time passed into the replay (not a small change)"]
 fn dynamic_producer_id_expiration_ms_decides_a_gap() {
     let r = with_dynamic_expiration("100", events_after(15_000, 5));
     assert!(
@@ -173,4 +173,93 @@ fn dynamic_producer_id_expiration_ms_decides_a_gap() {
         "{:#?}",
         lines(&r.findings)
     );
+}
+
+/// Scan `events-0` (`data`) on broker 1 after the metadata log's dynamic
+/// `producer.id.expiration.ms` records `configs` (broker resource name, value; `None`
+/// deletes it), in order.
+fn with_expiration_records(configs: &[(&str, Option<&str>)], data: PartitionBuilder) -> ScanReport {
+    let d = tempfile::tempdir().unwrap();
+    let mut batches = vec![vec![crate::kafka_kraft_managers_cases::topic(
+        EVENTS,
+        events_id(),
+    )]];
+    for (name, value) in configs {
+        batches.push(vec![broker_config(
+            name,
+            "producer.id.expiration.ms",
+            *value,
+        )]);
+    }
+    let ld = log_dir(d.path(), "b1", 1, Some(data), &meta_log(&batches));
+    klogscan::pipeline::scan(&[ld], &opts())
+}
+
+/// Which dynamic values the replay takes (`DynamicBrokerConfig`: a broker's own value, else
+/// the cluster-wide one, else its static config): broker 1's own and the cluster-wide ones,
+/// the smallest ever set — a value raised or deleted later was in force before it, and
+/// the log does not say when the batches were written against it —, never another broker's,
+/// never one the broker's validation refuses (below 1, not a number). Near misses: the
+/// other broker's value and the refused ones leave the gap reported.
+#[test]
+fn the_smallest_value_for_the_broker_or_the_cluster_applies() {
+    let gap = |configs: &[(&str, Option<&str>)]| {
+        let r = with_expiration_records(configs, events_after(15_000, 5));
+        has(&r.findings, Kind::SequenceGap, 1)
+    };
+    assert!(!gap(&[("1", Some("100")), ("1", Some("3600000"))]));
+    assert!(!gap(&[("", Some("100")), ("", None)]));
+    assert!(!gap(&[("", Some("3600000")), ("1", Some("10000"))]));
+    // near misses
+    assert!(gap(&[("2", Some("100"))]));
+    assert!(gap(&[("", Some("0"))]));
+    assert!(gap(&[("", Some("ten"))]));
+    assert!(gap(&[("1", Some("3600000"))]));
+}
+
+/// A finding that reads the expiry says which value it held the idle time against, and
+/// where it comes from: producer 5's epoch going back from 1 to 0 15 s later is a
+/// `producer_epoch_regression` whatever the setting (a leader that expired the producer
+/// accepted it: the message says so), with `producer_id_expiration_ms` 100 and its source
+/// under the dynamic value; near miss: without the metadata log's value, the default and
+/// no source.
+#[test]
+fn the_evidence_names_the_expiry_it_read() {
+    let data = || {
+        let mut p = PartitionBuilder::new(EVENTS, 0);
+        p.append(
+            Batch::new(Producer::idempotent(5, 1))
+                .records(1)
+                .sequence(0)
+                .at(T0 + 10_000),
+        );
+        p.append(
+            Batch::new(Producer::idempotent(5, 0))
+                .records(1)
+                .sequence(0)
+                .at(T0 + 25_000),
+        );
+        p
+    };
+    let regression = |r: &ScanReport| {
+        (r.findings.iter())
+            .find(|f| f.kind == Kind::ProducerEpochRegression)
+            .cloned()
+            .unwrap_or_else(|| panic!("{:#?}", lines(&r.findings)))
+    };
+    let f = regression(&with_expiration_records(&[("", Some("100"))], data()));
+    assert_eq!(f.evidence["producer_id_expiration_ms"], 100);
+    assert_eq!(f.evidence["exceeds_producer_id_expiration"], true);
+    assert!(
+        (f.evidence["producer_id_expiration_from"].as_str())
+            .is_some_and(|s| s.contains("KRaft metadata log")),
+        "{}",
+        f.evidence
+    );
+    assert!(f.message.contains("(100 ms)"), "{}", f.message);
+    // near miss: no dynamic value
+    let f = regression(&with_expiration_records(&[], data()));
+    assert_eq!(f.evidence["producer_id_expiration_ms"], 86_400_000);
+    assert_eq!(f.evidence["exceeds_producer_id_expiration"], false);
+    assert!(f.evidence.get("producer_id_expiration_from").is_none());
 }

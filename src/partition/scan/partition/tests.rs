@@ -65,7 +65,7 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
                 threads,
                 piece,
                 None,
-                (Some(true), true),
+                (Some(true), true, None),
                 &pool,
                 &[],
             )
