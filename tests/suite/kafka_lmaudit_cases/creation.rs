@@ -1,4 +1,5 @@
-//! `LogManagerTest.testCreateLog`, `testGetNonExistentLog` and `testLeastLoadedAssignment`:
+//! `LogManagerTest.testCreateLog`, `testGetNonExistentLog`, `testLeastLoadedAssignment` and
+//! `testLock`:
 //! the directories `LogManager.getOrCreateLog` makes (or does not make), where, and what the
 //! next start does with them.
 
@@ -147,5 +148,24 @@ fn partitions_spread_over_three_log_dirs_each_load_once() {
     assert!(
         (r.findings.iter())
             .any(|f| f.kind == Kind::DuplicateLogDirectories && f.severity == Severity::Error)
+    );
+}
+
+/// `LogManagerTest.testLock`: `LogManager.lockLogDirs` holds `FileLock` on each log dir's
+/// `.lock` and `shutdown` removes the file; a broker that died leaves it, and the next
+/// start's `tryLock` takes the file again (the operating system released the dead
+/// process's lock). What is on disk: a log dir with an empty `.lock` beside its partition,
+/// which `scan` and `verify` read as any log dir, quiet. (The live lock is a property of a
+/// running process, not of bytes: `testTwoLogManagersUsingSameDirFails` is not
+/// expressible.)
+#[test]
+fn a_lock_file_left_by_a_dead_broker_is_no_finding() {
+    let d = Dir::write(LogDirBuilder::new(1).partition(log_of("locked", 0, 1, 3)));
+    d.put(".lock", "");
+    let v = d.verify();
+    assert_quiet(&d, &v);
+    assert_eq!(
+        part(&v, "locked", 0).prediction.log_end_offset_after,
+        Some(3)
     );
 }

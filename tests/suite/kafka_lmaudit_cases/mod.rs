@@ -4,7 +4,7 @@
 //! (`testCleanupExpiredSegments`, `testCleanupSegmentsToMaintainSize`,
 //! `testDoesntCleanLogsWithCompact*`), the deletion methods
 //! (`testCreateAndDeleteOverlyLongTopic`, `testFileReferencesAfterAsyncDelete`) and the
-//! creation and placement methods (`testCreateLog`, `testGetNonExistentLog`,
+//! creation and placement methods (`testCreateLog`, `testGetNonExistentLog`, `testLock`,
 //! `testLeastLoadedAssignment`).
 //!
 //! Each test writes the log dir the Kafka test's broker leaves (or would leave had it died

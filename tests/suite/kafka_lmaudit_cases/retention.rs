@@ -74,7 +74,8 @@ fn time_retention_leaves_one_empty_segment_at_the_log_end() {
 /// and ten bytes, so `deleteRetentionSizeBreachedSegments` deletes the oldest fourteen and
 /// keeps 140–190 (six segments); log start 140, no entry. Next start: log start 140, nothing
 /// recovered, the producer snapshot at 140 deleted (`truncateAndReload` drops those at or
-/// below the log start), nothing said. Near miss: segment 160 gone too — retention never
+/// below the log start), nothing said — nor with the high watermark and recovery point
+/// checkpointed at 130 before retention ran. Near miss: segment 160 gone too — retention never
 /// deletes past the first segment it keeps, so that hole is no retention's: the scan names
 /// the ten offsets missing between 159 and 170 (`offset_gap`).
 #[test]
@@ -95,6 +96,18 @@ fn size_retention_keeps_the_newest_segments_from_a_new_log_start() {
         !d.scan().findings.iter().any(|f| f.kind == Kind::OffsetGap),
         "no gap below a retention-moved log start"
     );
+
+    // The high watermark and recovery point checkpointed before retention ran (every 5 s
+    // and every minute), below the new log start: `UnifiedLog.updateHighWatermark` lifts
+    // the high watermark to the log start, and `UnifiedLog`'s constructor the recovery
+    // point; nothing lost, nothing said.
+    let stale = Dir::write(
+        two_hundred("size")
+            .high_watermark("size", 0, 130)
+            .recovery_point("size", 0, 130),
+    );
+    retained_from(&stale, "size-0", 140);
+    assert_quiet(&stale, &stale.verify());
 
     for name in files(&d.root.join("size-0")) {
         if name.starts_with("00000000000000000160.") {
