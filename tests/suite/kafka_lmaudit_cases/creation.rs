@@ -157,7 +157,11 @@ fn partitions_spread_over_three_log_dirs_each_load_once() {
 /// process's lock). What is on disk: a log dir with an empty `.lock` beside its partition,
 /// which `scan` and `verify` read as any log dir, quiet. (The live lock is a property of a
 /// running process, not of bytes: `testTwoLogManagersUsingSameDirFails` is not
-/// expressible.)
+/// expressible.) Near miss: `.lock` a directory. `lockLogDirs`' `IOException` only queues
+/// the log dir on `LogDirFailureChannel` (it leaves `liveLogDirs` when the handler thread
+/// runs, after the load), so `loadLogs` still lists it, and its filter's
+/// `parseTopicPartitionName(".lock")` throws a `KafkaException` (no `-` in the name), out of
+/// `loadLogs`: the broker does not start (`foreign_directory`, an error).
 #[test]
 fn a_lock_file_left_by_a_dead_broker_is_no_finding() {
     let d = Dir::write(LogDirBuilder::new(1).partition(log_of("locked", 0, 1, 3)));
@@ -168,4 +172,13 @@ fn a_lock_file_left_by_a_dead_broker_is_no_finding() {
         part(&v, "locked", 0).prediction.log_end_offset_after,
         Some(3)
     );
+
+    std::fs::remove_file(d.root.join(".lock")).unwrap();
+    std::fs::create_dir(d.root.join(".lock")).unwrap();
+    let refused: Vec<_> = (d.verify().findings())
+        .filter(|f| f.kind == Kind::ForeignDirectory && f.severity == Severity::Error)
+        .map(|f| f.message.clone())
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert!(refused[0].contains(".lock"), "{}", refused[0]);
 }
