@@ -59,7 +59,7 @@ const TOPIC: &str = "ck";
 
 /// `topic-partition`: `segments` segments of `per` one-record batches each, at leader epoch
 /// 0, the segments rolled between them.
-fn log_of(topic: &str, partition: i32, segments: usize, per: usize) -> PartitionBuilder {
+pub(crate) fn log_of(topic: &str, partition: i32, segments: usize, per: usize) -> PartitionBuilder {
     let mut p = PartitionBuilder::new(topic, partition);
     for s in 0..segments {
         if s > 0 {
@@ -73,14 +73,14 @@ fn log_of(topic: &str, partition: i32, segments: usize, per: usize) -> Partition
 }
 
 /// A log dir written to a temporary directory: kept alive with its path.
-struct Dir {
+pub(crate) struct Dir {
     _t: TempDir,
-    root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 impl Dir {
     /// Write `ld` (broker 1's log dir).
-    fn write(ld: LogDirBuilder) -> Dir {
+    pub(crate) fn write(ld: LogDirBuilder) -> Dir {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join("data");
         ld.write(&root).unwrap();
@@ -88,12 +88,12 @@ impl Dir {
     }
 
     /// Replace the log dir's `file` with `text`.
-    fn put(&self, file: &str, text: &str) {
+    pub(crate) fn put(&self, file: &str, text: &str) {
         std::fs::write(self.root.join(file), text).unwrap();
     }
 
     /// `verify` of `path` for a broker of `version` (`None`: not known); no input error.
-    fn verify_path(path: &Path, version: Option<BrokerVersion>) -> VerifyReport {
+    pub(crate) fn verify_path(path: &Path, version: Option<BrokerVersion>) -> VerifyReport {
         let v = request::verify(&Request::new([path]), version)
             .unwrap()
             .report;
@@ -101,16 +101,16 @@ impl Dir {
         v
     }
 
-    fn verify_as(&self, version: Option<BrokerVersion>) -> VerifyReport {
+    pub(crate) fn verify_as(&self, version: Option<BrokerVersion>) -> VerifyReport {
         Dir::verify_path(&self.root, version)
     }
 
-    fn verify(&self) -> VerifyReport {
+    pub(crate) fn verify(&self) -> VerifyReport {
         self.verify_as(None)
     }
 
     /// `scan` of the log dir; no input error.
-    fn scan(&self) -> ScanReport {
+    pub(crate) fn scan(&self) -> ScanReport {
         let r = request::run(&Request::new([&self.root])).unwrap().report;
         assert!(r.errors.is_empty(), "{:?}", r.errors);
         r
@@ -118,28 +118,32 @@ impl Dir {
 }
 
 /// The verification of `topic-partition` in `v`.
-fn part<'a>(v: &'a VerifyReport, topic: &str, partition: i32) -> &'a PartitionVerification {
+pub(crate) fn part<'a>(
+    v: &'a VerifyReport,
+    topic: &str,
+    partition: i32,
+) -> &'a PartitionVerification {
     (v.partitions.iter())
         .find(|p| p.topic == topic && p.partition == partition)
         .unwrap_or_else(|| panic!("no {topic}-{partition}: {:#?}", v.partitions))
 }
 
 /// The segments `verify` predicts the load recovers in `p`, by base offset.
-fn recovered(p: &PartitionVerification) -> Vec<i64> {
+pub(crate) fn recovered(p: &PartitionVerification) -> Vec<i64> {
     (p.prediction.recovered_segments.iter())
         .map(|s| s.segment.trim_end_matches(".log").parse().unwrap())
         .collect()
 }
 
 /// The log dir's findings about `file` (`partition` -1, `segment` the file's name).
-fn about<'a>(v: &'a VerifyReport, file: &str) -> Vec<&'a Finding> {
+pub(crate) fn about<'a>(v: &'a VerifyReport, file: &str) -> Vec<&'a Finding> {
     (v.findings())
         .filter(|f| f.partition == -1 && f.segment.as_deref() == Some(file))
         .collect()
 }
 
 /// Nothing at warning or above from `verify` or `scan`.
-fn assert_quiet(d: &Dir, v: &VerifyReport) {
+pub(crate) fn assert_quiet(d: &Dir, v: &VerifyReport) {
     let (vl, sl) = (loud(v.findings()), loud(&d.scan().findings));
     assert!(
         vl.is_empty() && sl.is_empty(),
@@ -148,6 +152,6 @@ fn assert_quiet(d: &Dir, v: &VerifyReport) {
 }
 
 /// `kind`'s findings of `v`.
-fn of_kind(v: &VerifyReport, kind: Kind) -> Vec<&Finding> {
+pub(crate) fn of_kind(v: &VerifyReport, kind: Kind) -> Vec<&Finding> {
     v.findings().filter(|f| f.kind == kind).collect()
 }
