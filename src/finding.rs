@@ -278,7 +278,8 @@ kinds! {
     MetadataRecordUnknown = "metadata_record_unknown", Info;
     /// A metadata record a node's replay throws on (a `ProducerIdsRecord` whose next
     /// producer id does not go up: every controller replaying it stops; a `VotersRecord`
-    /// changing more than one voter at once: no node holding it starts).
+    /// changing more than one voter at once: no node holding it starts; a partition record
+    /// whose replica directories are not one per replica: controllers stop, brokers skip it).
     MetadataRecordRejected = "metadata_record_rejected", Error;
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;

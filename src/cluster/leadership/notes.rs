@@ -1,6 +1,7 @@
 //! What the metadata log says about itself: records that do not decode or that a node's replay
-//! refuses (a producer id block going back, a voter change of more than one voter), record types or
-//! versions this reader does not know, and metadata transactions the loader never applies.
+//! refuses (a producer id block going back, a voter change of more than one voter, replica
+//! directories not one per replica), record types or versions this reader does not know, and
+//! metadata transactions the loader never applies.
 
 use super::ClusterHistory;
 use crate::finding::{Finding, Kind, Severity};
@@ -133,6 +134,9 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
     if let Some(f) = voter_change_rejected(h) {
         out.push(f);
     }
+    if let Some(f) = directories_rejected(h, path) {
+        out.push(f);
+    }
     for (offset, why) in &h.history.txn_errors {
         out.push(txn_finding(h, None, Some(*offset), 0, why).severity(Severity::Warning));
     }
@@ -224,6 +228,52 @@ fn voter_change_rejected(h: &ClusterHistory) -> Option<Finding> {
         }))
         .broker("KafkaRaftClient.initialize → KRaftControlRecordStateMachine reads the KRaft control records from the latest snapshot to the log end, and VoterSetHistory.addAt throws IllegalArgumentException on a voter set without an overlapping majority with the one before it (VoterSet.hasOverlappingMajority); nothing catches it: no controller or broker whose copy of the metadata log holds the record starts (a running follower fetching it stops its raft thread). The leader never writes such a change: AddRaftVoter and RemoveRaftVoter change one voter at a time")
         .remediation("keep every node's metadata log (cp -a) before anything restarts: a record no leader writes means the log was rewritten, copied from another cluster or written by a bug; compare the copies (klogscan history, kafka-dump-log.sh --cluster-metadata-decoder) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The first partition record whose replica directories a node's replay refuses
+/// (`replay::RefusedDirectories`): every controller loading the log stops there (its
+/// replay of a committed record is fatal, `QuorumController`); a broker's metadata loader
+/// hands the exception to its fault handler, which is fatal only on a node with the
+/// controller role (`SharedServer`'s metadata loading fault handler), so a broker logs it
+/// (`metadata-load-error-count`) and goes on without the record.
+fn directories_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_directories;
+    let first = refused.first()?;
+    let topic = (h.history.topics.iter())
+        .find(|t| t.topic_id == first.topic_id)
+        .map(|t| t.topic.as_str())
+        .unwrap_or("?");
+    let n = refused.len();
+    let which = format!("{}-{}", crate::escape::text(topic), first.partition);
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: a {} gives {which} {} replica directories for its {} replicas: a node replaying it throws ({}: PartitionRegistration takes one directory per replica, or none) — a controller stops, a broker skips the record{}",
+                first.offset,
+                first.record,
+                first.directories,
+                first.replicas,
+                first.exception,
+                if n > 1 { format!("; {} more such record(s) follow", n - 1) } else { String::new() }
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": first.record,
+            "topic": topic,
+            "partition": first.partition,
+            "replicas": first.replicas,
+            "directories": first.directories,
+            "java_exception": first.exception,
+            "rejected_records": n,
+            "metadata_log": path,
+        }))
+        .broker("PartitionRegistration refuses it (a PartitionRecord's directories through checkDirectories, a PartitionChangeRecord's through merge and the constructor): a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's metadata loader hands it to its fault handler, fatal only with the controller role (SharedServer): a broker logs it (metadata-load-error-count) and goes on without the record, its image of the partition as before")
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: no controller writes such a record (PartitionChangeBuilder sets one directory per replica), so the log was rewritten or written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
     )
 }
 

@@ -248,6 +248,75 @@ pub struct Orphan {
     pub partition: i32,
 }
 
+/// A partition record `PartitionRegistration` refuses for its replica directories: a
+/// `PartitionRecord` listing directories of another number than its replicas
+/// (`checkDirectories`: `InvalidReplicaDirectoriesException`), or a `PartitionChangeRecord`
+/// doing so for the replicas it sets, or leaving the partition with assigned directories
+/// of another number than its replicas (`merge`, then the constructor:
+/// `IllegalArgumentException`). Directories all MIGRATING (the zero id), or none, read as
+/// MIGRATING for every replica (`defaultToMigrating`) and are never refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedDirectories {
+    pub offset: i64,
+    /// `PartitionRecord` or `PartitionChangeRecord`.
+    pub record: String,
+    pub topic_id: TopicId,
+    pub partition: i32,
+    /// How many replicas and directories the partition would have.
+    pub replicas: usize,
+    pub directories: usize,
+    /// The Java exception the node's replay throws.
+    pub exception: String,
+}
+
+/// Whether `dirs` reads as MIGRATING for every replica (`PartitionRegistration`'s
+/// `migratingDirectories`: none, or every one the zero id).
+fn migrating(dirs: &[[u8; 16]]) -> bool {
+    dirs.iter().all(|d| *d == [0; 16])
+}
+
+/// [`RefusedDirectories`] of a `PartitionRecord`, if refused.
+fn refused_record(r: &PartitionRecord, offset: i64) -> Option<RefusedDirectories> {
+    (!r.directories.is_empty() && r.directories.len() != r.replicas.len()).then(|| {
+        RefusedDirectories {
+            offset,
+            record: "PartitionRecord".into(),
+            topic_id: r.topic_id,
+            partition: r.partition_id,
+            replicas: r.replicas.len(),
+            directories: r.directories.len(),
+            exception: "InvalidReplicaDirectoriesException".into(),
+        }
+    })
+}
+
+/// [`RefusedDirectories`] of a `PartitionChangeRecord` merged into `cur`, if refused.
+fn refused_change(
+    cur: &PartitionState,
+    c: &PartitionChange,
+    offset: i64,
+) -> Option<RefusedDirectories> {
+    let replicas = c.replicas.as_ref().unwrap_or(&cur.replicas).len();
+    let refused = |directories: usize, exception: &str| RefusedDirectories {
+        offset,
+        record: "PartitionChangeRecord".into(),
+        topic_id: c.topic_id,
+        partition: c.partition_id,
+        replicas,
+        directories,
+        exception: exception.into(),
+    };
+    if let (Some(r), Some(d)) = (&c.replicas, &c.directories)
+        && !d.is_empty()
+        && d.len() != r.len()
+    {
+        return Some(refused(d.len(), "InvalidReplicaDirectoriesException"));
+    }
+    let dirs = c.directories.as_ref().unwrap_or(&cur.directories);
+    (!migrating(dirs) && dirs.len() != replicas)
+        .then(|| refused(dirs.len(), "IllegalArgumentException"))
+}
+
 /// Everything the replay of one metadata log gives.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
@@ -268,6 +337,11 @@ pub struct History {
     /// `ProducerIdControlManager.replay` throws on: `(offset, previous next id, next id)`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub producer_id_regressions: Vec<(i64, i64, i64)>,
+    /// Partition records whose replica directories `PartitionRegistration` refuses (KIP-858:
+    /// a list of another length than the replicas'), not applied: what a broker's loader
+    /// does after its fault handler logs it; a controller stops there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_directories: Vec<RefusedDirectories>,
     /// The next producer id the last `ProducerIdsRecord` applied set (replay state).
     #[serde(skip)]
     next_producer_id: Option<i64>,
@@ -392,8 +466,21 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
             }
             _ => h.next_producer_id = Some(*next_producer_id),
         },
-        MetaRecord::Partition(r) => apply_partition(h, names, r, e),
-        MetaRecord::PartitionChange(c) => apply_change(h, c, offset, time),
+        // `PartitionRegistration` refuses replica directories of another number than the
+        // replicas: the record is not applied (a controller's replay stops there).
+        MetaRecord::Partition(r) => match refused_record(r, offset) {
+            Some(x) => h.refused_directories.push(x),
+            None => apply_partition(h, names, r, e),
+        },
+        MetaRecord::PartitionChange(c) => {
+            let cur = (h.partitions.get(&(c.topic_id, c.partition_id)))
+                .filter(|t| t.removed_at.is_none())
+                .and_then(|t| t.current());
+            match cur.and_then(|s| refused_change(s, c, offset)) {
+                Some(x) => h.refused_directories.push(x),
+                None => apply_change(h, c, offset, time),
+            }
+        }
         MetaRecord::ClearElr { topic_name } => clear_elr(h, topic_name, offset, time),
         MetaRecord::FeatureLevel {
             name,

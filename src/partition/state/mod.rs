@@ -46,7 +46,7 @@ pub fn producer_expired_after(open_txn: bool, gap_ms: Option<i64>, expiration_ms
     !open_txn && gap_ms.is_some_and(|g| g >= expiration_ms)
 }
 
-/// [`producer_expired`] at a snapshot load taken at `now_ms` (`loadFromSnapshot`), by a
+/// [`producer_expired_after`] at a snapshot load taken at `now_ms` (`loadFromSnapshot`), by a
 /// broker whose producer state outlives a producer's last write by `expiration_ms`
 /// (`recovery::producer_expiration_ms` of its version): a last timestamp of -1 (none) is
 /// expired by any real clock; with no reference time (`now_ms` 0: no timestamp in the
@@ -102,7 +102,7 @@ pub struct ReplayOptions {
     /// The `producer.id.expiration.ms` the replay holds a producer's idle times against:
     /// idle this long or more, the leader may have expired its state
     /// (`ProducerStateManager.removeExpiredProducers`) and taken any sequence or epoch
-    /// after it. Default [`PRODUCER_ID_EXPIRATION_MS`]; the scan lowers it per partition
+    /// after it. Default one day (`PRODUCER_ID_EXPIRATION_MS`); the scan lowers it per partition
     /// to the smallest dynamic value the cluster's KRaft metadata log set for the broker
     /// (`discover::compaction::Knowledge::producer_id_expiration`).
     pub producer_id_expiration_ms: i64,

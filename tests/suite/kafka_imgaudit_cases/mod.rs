@@ -34,6 +34,7 @@
 //! first `#[ignore = "divergence: …"]`; the fixed ones say so in their comment.
 #![cfg(feature = "testkit")]
 
+mod directories;
 mod downgrade;
 mod image;
 mod versions;
