@@ -489,21 +489,7 @@ fn read_any(
             };
             match decode_record(value) {
                 Ok(record) => {
-                    if let MetaRecord::Unknown {
-                        api_key, version, ..
-                    } = &record
-                    {
-                        *log.unknown.entry((*api_key, *version)).or_default() += 1;
-                        // A partition-state record of a version the table lacks (a newer
-                        // controller's): a node of its release applies it, an older one
-                        // refuses it (`MetadataRecordSerde`), and the replay cannot: what it
-                        // changed is unknown, as for a record that does not decode
-                        // (`MetadataVersion.partitionChangeRecordVersion` moves with the
-                        // metadata version; `PartitionRegistration.merge` applies any).
-                        if PARTITION_STATE_RECORDS.contains(api_key) {
-                            log.gaps.push(at);
-                        }
-                    }
+                    count_unknown(log, &record, at);
                     log.entries.push(MetaEntry {
                         offset: at,
                         time,
@@ -529,6 +515,24 @@ fn read_any(
             Ok((format::Tail::Clean, _)) => {}
             Ok(_) => r.stopped = true,
             Err(_) => r.unknown = true,
+        }
+    }
+}
+
+/// Count `record` at `at` among the records kept raw when its type or version is not in
+/// the table. A partition-state record of a version the table lacks (a newer controller's):
+/// a node of its release applies it, an older one refuses it (`MetadataRecordSerde`), and
+/// the replay cannot: what it changed is unknown, as for a record that does not decode
+/// (`MetadataVersion.partitionChangeRecordVersion` moves with the metadata version;
+/// `PartitionRegistration.merge` applies any): a gap.
+fn count_unknown(log: &mut MetadataLog, record: &MetaRecord, at: i64) {
+    if let MetaRecord::Unknown {
+        api_key, version, ..
+    } = record
+    {
+        *log.unknown.entry((*api_key, *version)).or_default() += 1;
+        if PARTITION_STATE_RECORDS.contains(api_key) {
+            log.gaps.push(at);
         }
     }
 }

@@ -211,7 +211,7 @@ fn scan_selected(
                     window,
                     pieces::PIECE,
                     files,
-                    (compacted, policy, expiration),
+                    (compacted, policy, replay_options(opts, expiration)),
                     &pool,
                     remote.of(&p.path),
                 );
@@ -369,4 +369,21 @@ fn segment_finding(
     Finding::new(kind, &ctx.topic, ctx.partition, message)
         .segment(segment)
         .position(position)
+}
+
+/// The replay's options for one partition: `opts`' own, with `expiration` (the smallest
+/// dynamic `producer.id.expiration.ms` of the partition's broker, below the default) in
+/// place of the default.
+fn replay_options(
+    opts: &ScanOptions,
+    expiration: Option<i64>,
+) -> crate::partition::state::ReplayOptions {
+    let mut r = opts.replay;
+    if let Some(ms) = expiration {
+        r.producer_id_expiration_ms = ms;
+        r.producer_id_expiration_from = Some(
+            "the smallest dynamic producer.id.expiration.ms the cluster's KRaft metadata log set for this broker or cluster-wide",
+        );
+    }
+    r
 }

@@ -452,20 +452,6 @@ fn snapshot_offsets(p: &PartitionDir, opts: &ScanOptions) -> Vec<i64> {
     v
 }
 
-/// The replay's options for one partition: `opts`' own, with `expiration` (the smallest
-/// dynamic `producer.id.expiration.ms` of the partition's broker, below the default) in
-/// place of the default.
-fn replay_options(opts: &ScanOptions, expiration: Option<i64>) -> ReplayOptions {
-    let mut r = opts.replay;
-    if let Some(ms) = expiration {
-        r.producer_id_expiration_ms = ms;
-        r.producer_id_expiration_from = Some(
-            "the smallest dynamic producer.id.expiration.ms the cluster's KRaft metadata log set for this broker or cluster-wide",
-        );
-    }
-    r
-}
-
 /// Scan one partition: `threads` walk its units ahead of the replay; large segments are
 /// split into pieces of `piece` bytes. A tiered partition's `remote` segments are
 /// replayed first ([`super::remote`]).
@@ -476,7 +462,7 @@ pub(super) fn scan_partition(
     threads: usize,
     piece: usize,
     log_dir: Option<&recovery::LogDirFiles>,
-    (compacted, compact_policy, expiration): (Option<bool>, bool, Option<i64>),
+    (compacted, compact_policy, replay): (Option<bool>, bool, ReplayOptions),
     pool: &EventPool,
     remote: &[crate::partition::remote::RemoteSegmentInput],
 ) -> (PartitionReport, Replay, Vec<Finding>) {
@@ -526,7 +512,7 @@ pub(super) fn scan_partition(
         opts,
         pool,
         report,
-        replay: Replay::new(ctx.clone(), replay_options(opts, expiration)),
+        replay: Replay::new(ctx.clone(), replay),
         findings: Vec::new(),
         keyless: Default::default(),
         damage: Default::default(),

@@ -65,7 +65,7 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
                 threads,
                 piece,
                 None,
-                (Some(true), true, None),
+                (Some(true), true, opts.replay),
                 &pool,
                 &[],
             )
