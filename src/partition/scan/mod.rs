@@ -200,7 +200,7 @@ fn scan_selected(
                 // A dynamic `producer.id.expiration.ms` below the default shortens the idle
                 // time after which the leader may have expired a producer's state.
                 let expiration = (known.compaction.producer_id_expiration(&source))
-                    .filter(|&ms| ms < crate::partition::state::PRODUCER_ID_EXPIRATION_MS);
+                    .filter(|&ms| ms < opts.replay.producer_id_expiration_ms);
                 let compacted = reason.map(crate::discover::compaction::Reason::compacted);
                 // A -future/-delete/-stray copy is judged as no live log: its records are
                 // not the ones a cleaner will drop.
@@ -372,8 +372,8 @@ fn segment_finding(
 }
 
 /// The replay's options for one partition: `opts`' own, with `expiration` (the smallest
-/// dynamic `producer.id.expiration.ms` of the partition's broker, below the default) in
-/// place of the default.
+/// dynamic `producer.id.expiration.ms` of the partition's broker, below the options' own)
+/// in place of theirs.
 fn replay_options(
     opts: &ScanOptions,
     expiration: Option<i64>,
