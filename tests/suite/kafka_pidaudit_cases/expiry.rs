@@ -77,12 +77,7 @@ fn transaction_after_transaction_id_expires_but_producer_id_remains() {
         c.coordinator_record(id, None);
         let next = Producer::transactional(8, 0);
         c.run(&Txn::new(id, next, &[("topic1", 0)]).records(2));
-        let mut b = Brokers::new();
-        let dir = b.path(1, "data");
-        c.write(&dir, 1).unwrap();
-        b.add(dir);
-        let v = b.check_with(opts());
-        (b, v)
+        run(&c)
     };
     let (_b, v) = run();
     v.assert_no_alarm();

@@ -30,12 +30,7 @@ fn a_batch_needs_its_own_transactions_guard() {
         c.run(&Txn::new("guarded", p3, &[("topic1", 1)]));
         c.advance(20 * 60_000);
         c.plain(("topic1", 1), 1);
-        let mut b = Brokers::new();
-        let dir = b.path(1, "data");
-        c.write(&dir, 1).unwrap();
-        b.add(dir);
-        let v = b.check_with(opts());
-        (b, v)
+        run(&c)
     };
     let (_b, v) = shape(false);
     v.assert_no_alarm();

@@ -19,16 +19,6 @@ use klogscan::testkit::{Batch, Producer};
 const T1: (&str, i32) = ("topic1", 0);
 const T2: (&str, i32) = ("topic1", 1);
 
-/// Write `c` as broker 1's log dir and run `scan`, `verify` and the merge.
-fn run(c: &Cluster) -> (Brokers, Verdict) {
-    let mut b = Brokers::new();
-    let dir = b.path(1, "data");
-    c.write(&dir, 1).unwrap();
-    b.add(dir);
-    let v = b.check_with(opts());
-    (b, v)
-}
-
 /// Producer 3's transaction of two records on `topic1`-0 (epoch 0), then what `markers`
 /// writes after it, 40 s later (the retries' back-off).
 fn partition_with(markers: impl FnOnce(&mut PartitionBuilder, Producer)) -> PartitionBuilder {

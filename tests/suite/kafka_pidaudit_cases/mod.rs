@@ -37,6 +37,16 @@ fn opts() -> ScanOptions {
     ScanOptions::default().with_keep_producers(true)
 }
 
+/// Write `c` as broker 1's log dir and run `scan`, `verify` and the merge.
+fn run(c: &klogscan::testkit::txns::Cluster) -> (Brokers, Verdict) {
+    let mut b = Brokers::new();
+    let dir = b.path(1, "data");
+    c.write(&dir, 1).unwrap();
+    b.add(dir);
+    let v = b.check_with(opts());
+    (b, v)
+}
+
 /// `(kind, offset)` of the findings at warning or above, in report order.
 fn loud_kinds<'f>(fs: impl IntoIterator<Item = &'f Finding>) -> Vec<(Kind, Option<i64>)> {
     (fs.into_iter())
