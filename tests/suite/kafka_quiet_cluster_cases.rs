@@ -101,6 +101,19 @@ impl Brokers {
         self.dirs.iter().flatten().cloned().collect()
     }
 
+    /// `c` written as broker 1's log dir `data`, then [`Brokers::check_with`] `opts`.
+    pub(crate) fn of_cluster(
+        c: &klogscan::testkit::txns::Cluster,
+        opts: ScanOptions,
+    ) -> (Brokers, Verdict) {
+        let mut b = Brokers::new();
+        let dir = b.path(1, "data");
+        c.write(&dir, 1).unwrap();
+        b.add(dir);
+        let v = b.check_with(opts);
+        (b, v)
+    }
+
     /// `scan`, `verify` and the merge of the brokers' bundles.
     pub(crate) fn check(&self) -> Verdict {
         self.check_with(ScanOptions::default())

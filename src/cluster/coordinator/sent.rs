@@ -392,9 +392,7 @@ pub fn link_aborts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::txns::{
-        CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, RecordProblem,
-    };
+    use crate::cluster::txns::{CoordRecord, CoordValue, CoordinatorLog, Origin, RecordProblem};
 
     fn value(epoch: i16, state: TxnState, listed: bool) -> CoordValue {
         CoordValue {
@@ -440,20 +438,13 @@ mod tests {
             abort_ce,
             false,
         );
-        let log = CoordinatorLog {
-            version: INPUT_VERSION,
-            partition: 3,
-            origin: Origin {
-                cluster_id: Some("c".into()),
-                path: "/d/__transaction_state-3".into(),
-                live: true,
-                ..Origin::default()
-            },
-            ref_time_ms: 0,
-            records,
-            segments: Vec::new(),
-            records_not_read: Vec::new(),
+        let origin = Origin {
+            cluster_id: Some("c".into()),
+            path: "/d/__transaction_state-3".into(),
+            live: true,
+            ..Origin::default()
         };
+        let log = CoordinatorLog::of_records(3, origin, records);
         CoordModel::of(&log, None)
     }
 

@@ -317,6 +317,21 @@ pub struct CoordinatorLog {
 
 #[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 impl CoordinatorLog {
+    /// A copy of `__transaction_state-<partition>` read at `origin`, holding `records`
+    /// (the unit tests' logs).
+    #[cfg(test)]
+    pub(crate) fn of_records(partition: i32, origin: Origin, records: Vec<CoordRecord>) -> Self {
+        CoordinatorLog {
+            version: INPUT_VERSION,
+            partition,
+            origin,
+            ref_time_ms: 0,
+            records,
+            segments: Vec::new(),
+            records_not_read: Vec::new(),
+        }
+    }
+
     /// The name of segment `segment` (empty when unknown).
     pub fn segment_name(&self, segment: u32) -> &str {
         self.segments

@@ -97,22 +97,18 @@ fn insert(f: &mut Finding, key: &str, v: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::txns::input::{CoordinatorLog, INPUT_VERSION, Origin};
+    use crate::cluster::txns::input::{CoordinatorLog, Origin};
     use crate::finding::Kind;
 
     fn log(unread: Vec<UnreadBatch>) -> CoordinatorLog {
+        let origin = Origin {
+            path: "/d/__transaction_state-4".into(),
+            live: true,
+            ..Origin::default()
+        };
         CoordinatorLog {
-            version: INPUT_VERSION,
-            partition: 4,
-            origin: Origin {
-                path: "/d/__transaction_state-4".into(),
-                live: true,
-                ..Origin::default()
-            },
-            ref_time_ms: 0,
-            records: Vec::new(),
-            segments: Vec::new(),
             records_not_read: unread,
+            ..CoordinatorLog::of_records(4, origin, Vec::new())
         }
     }
 

@@ -39,12 +39,7 @@ fn opts() -> ScanOptions {
 
 /// Write `c` as broker 1's log dir and run `scan`, `verify` and the merge.
 fn run(c: &klogscan::testkit::txns::Cluster) -> (Brokers, Verdict) {
-    let mut b = Brokers::new();
-    let dir = b.path(1, "data");
-    c.write(&dir, 1).unwrap();
-    b.add(dir);
-    let v = b.check_with(opts());
-    (b, v)
+    Brokers::of_cluster(c, opts())
 }
 
 /// `(kind, offset)` of the findings at warning or above, in report order.

@@ -133,12 +133,7 @@ fn bump_transactional_epoch_after_invalid_producer_id_mapping() {
         c.coordinator_record(id, None);
         let new = Producer::transactional(8, 0);
         c.run(&Txn::new(id, new, &[("topic2", 0), ("topic1", 2), ("topic1", 3)]).records(1));
-        let mut b = Brokers::new();
-        let dir = b.path(1, "data");
-        c.write(&dir, 1).unwrap();
-        b.add(dir);
-        let v = b.check_with(opts());
-        (b, v)
+        Brokers::of_cluster(&c, opts())
     };
     let (_b, v) = run(false);
     v.assert_no_alarm();

@@ -260,12 +260,7 @@ fn fencing_on_transaction_expiration() {
         if late_send {
             c.data(("topic1", 0), p, 1);
         }
-        let mut b = Brokers::new();
-        let dir = b.path(1, "data");
-        c.write(&dir, 1).unwrap();
-        b.add(dir);
-        let v = b.check_with(opts());
-        (b, v)
+        cluster_verdict(&c)
     };
     let (_b, v) = run(false);
     v.assert_no_alarm();
@@ -286,12 +281,7 @@ fn fencing_on_transaction_expiration() {
 
 /// Write `c` as broker 1's log dir and run `scan`, `verify` and the merge.
 fn cluster_verdict(c: &Cluster) -> (Brokers, Verdict) {
-    let mut b = Brokers::new();
-    let dir = b.path(1, "data");
-    c.write(&dir, 1).unwrap();
-    b.add(dir);
-    let v = b.check_with(opts());
-    (b, v)
+    Brokers::of_cluster(c, opts())
 }
 
 /// `TransactionsTest.testBasicTransactions`: one producer writes a record to `topic1`-1 and

@@ -50,16 +50,7 @@ pub(crate) struct MetaLog {
 impl MetaLog {
     /// A log whose first epoch (1) starts at `t` ms.
     pub(crate) fn new(t: i64) -> MetaLog {
-        let p = PartitionBuilder::new("__cluster_metadata", 0)
-            .start_time(t)
-            .broker_files(PartitionFileOptions::default());
-        let mut m = MetaLog {
-            p,
-            snapshot: None,
-            epoch: 0,
-        };
-        m.elect();
-        m
+        Self::starting_at(t, 0)
     }
 
     /// [`MetaLog::new`] whose segments start at `start`: the records below it are in a

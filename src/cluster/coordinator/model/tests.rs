@@ -1,5 +1,4 @@
 use super::*;
-use crate::cluster::txns::INPUT_VERSION;
 
 fn value(pid: i64, epoch: i16, state: TxnState, parts: &[&str], t: i64) -> CoordValue {
     CoordValue {
@@ -43,19 +42,12 @@ fn log() -> CoordinatorLog {
         }
     }
     records.push(CoordRecord::new(offset, "b".into(), None));
-    CoordinatorLog {
-        version: INPUT_VERSION,
-        partition: 3,
-        origin: Origin {
-            path: "/d/__transaction_state-3".into(),
-            live: true,
-            ..Origin::default()
-        },
-        ref_time_ms: 0,
-        records,
-        segments: Vec::new(),
-        records_not_read: Vec::new(),
-    }
+    let origin = Origin {
+        path: "/d/__transaction_state-3".into(),
+        live: true,
+        ..Origin::default()
+    };
+    CoordinatorLog::of_records(3, origin, records)
 }
 
 #[test]

@@ -63,19 +63,10 @@ fn orders(marker_epoch: Option<i16>) -> PartitionTxns {
 
 /// A `__transaction_state-0` copy of `cluster` holding `values` of transactional id `app`.
 fn coordinator(cluster: &str, values: Vec<CoordValue>) -> CoordinatorLog {
-    CoordinatorLog {
-        version: INPUT_VERSION,
-        partition: 0,
-        origin: origin(cluster, "/d/__transaction_state-0"),
-        ref_time_ms: 0,
-        records: values
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| CoordRecord::new(i as i64, "app".into(), Some(v)))
-            .collect(),
-        segments: Vec::new(),
-        records_not_read: Vec::new(),
-    }
+    let records = (values.into_iter().enumerate())
+        .map(|(i, v)| CoordRecord::new(i as i64, "app".into(), Some(v)))
+        .collect();
+    CoordinatorLog::of_records(0, origin(cluster, "/d/__transaction_state-0"), records)
 }
 
 fn value(epoch: i16, state: TxnState, ctv: i16, topic: &str) -> CoordValue {
