@@ -265,6 +265,9 @@ impl Knowledge {
     /// validation refuses) are not taken.
     pub fn producer_id_expiration(&self, source: &Source) -> Option<i64> {
         let md = self.copy_for(source)?;
+        if md.producer_id_expiration.is_empty() {
+            return None;
+        }
         let broker = source.broker_id.map(|b| b.to_string());
         (md.producer_id_expiration.iter())
             .filter(|&(name, &ms)| {

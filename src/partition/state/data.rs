@@ -196,6 +196,8 @@ impl Replay {
         let why = if expired {
             format!(
                 "more than producer.id.expiration.ms ({}) after the producer's last activity: the leader had expired its state and accepted it",
+                // The default in the words the message always gave it (`human_duration`
+                // says "24 hours").
                 match self.opts.producer_id_expiration_ms {
                     super::PRODUCER_ID_EXPIRATION_MS => "1 day".to_string(),
                     ms => text::human_duration(ms),
