@@ -48,6 +48,10 @@ pub(super) fn check_snapshots(
     let leo = r.log_end_offset;
     let mut snap_inputs = Vec::new();
     let first_finding = out.len();
+    // The static expiry, never a dynamic one of the KRaft metadata log (which the scan's
+    // replay of the appends takes): on its first publish `BrokerMetadataPublisher`
+    // loads the logs (`initializeManagers`, `LogManager.startup`) before
+    // `DynamicConfigPublisher` applies any dynamic config.
     let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
     // Each snapshot read: its offset, name, length and CRC-32C (files of one offset compared).
     let mut read: Vec<(i64, String, usize, u32)> = Vec::new();

@@ -357,6 +357,56 @@ fn snapshot_entries_expired_at_load_are_not_loaded() {
     assert_eq!(v.prediction.producer_state.producers, Some(1));
 }
 
+/// A KRaft broker loads its logs before it applies the metadata log's dynamic configs: on
+/// the first publish `BrokerMetadataPublisher.onMetadataUpdate` runs `initializeManagers`
+/// (`LogManager.startup`, which loads every log) before `DynamicConfigPublisher`, and the
+/// `DynamicBrokerConfig` the broker starts with holds no value of the metadata log. So the
+/// snapshot's producers expire at the load against the static `producer.id.expiration.ms`
+/// (its default, a day: the static config is not on disk), whatever dynamic value the
+/// metadata log sets. Producer 1 an hour before the reference time under a cluster-wide
+/// dynamic 100 ms: kept at the load (two producers), while the scan's replay holds the
+/// appends against the dynamic value (producer 2's jump to sequence 5 fifteen seconds
+/// later is no `sequence_gap`: the leader had expired it). Near miss: a day before, the
+/// load drops producer 1.
+#[test]
+fn a_dynamic_expiration_is_not_in_force_when_the_logs_load() {
+    use crate::kafka_kraft_managers_cases::broker_config;
+    use klogscan::testkit::metadata::MetadataLogBuilder;
+    use klogscan::testkit::scenario::DEFAULT_START_MS;
+    for (gap, want) in [(3_600_000, Some(2)), (86_400_000, Some(1))] {
+        let mut p = two_producers_a_segment_each(Producer::idempotent(1, 0), gap);
+        p.advance_time(15_000);
+        p.append(Batch::new(Producer::idempotent(2, 0)).sequence(5));
+        let ld = LogDirBuilder::new(1)
+            .cluster_id("c1")
+            .clean_shutdown(true)
+            .recovery_point("ll", 0, 3)
+            .log_start_offset("ll", 0, 1);
+        let (d, m) = write(ld, p);
+        remove_first_segment(&m);
+        // Written when the partition's first batch is (the reference time is the newest
+        // timestamp of the cluster's logs).
+        let mut meta = MetadataLogBuilder::new(DEFAULT_START_MS);
+        meta.batch(&[broker_config("", "producer.id.expiration.ms", Some("100"))]);
+        meta.write(m.dir.parent().unwrap()).unwrap();
+        let opts = klogscan::results::ScanOptions::default();
+        let r = klogscan::pipeline::scan(&[d.path().to_path_buf()], &opts);
+        assert!(
+            !kinds(&r).iter().any(|(k, _)| *k == Kind::SequenceGap),
+            "the dynamic value is read: {:?}",
+            kinds(&r)
+        );
+        let req = klogscan::request::Request::new([d.path()]);
+        let a = klogscan::request::verify(&req, None).unwrap();
+        let v = (a.report.partitions.iter())
+            .find(|v| v.topic == "ll")
+            .expect("ll-0 verified");
+        let ps = &v.prediction.producer_state;
+        assert_eq!(ps.snapshot_offset, Some(3), "gap {gap}");
+        assert_eq!(ps.producers, want, "gap {gap}");
+    }
+}
+
 /// The same log with producer 1's batch transactional and never ended: the snapshot at the
 /// log end holds its open transaction (`ProducerStateManager.loadProducerEntry` puts it
 /// back among the ongoing ones, and an entry with an open transaction never expires), so
@@ -441,13 +491,18 @@ fn deleted_first_segment_of(first: Producer, gap_ms: i64) -> (TempDir, Manifest)
         .recovery_point("ll", 0, 2)
         .log_start_offset("ll", 0, 1);
     let (d, m) = write(ld, p);
+    remove_first_segment(&m);
+    (d, m)
+}
+
+/// Delete the first segment (base 0) of `m` and its indexes.
+fn remove_first_segment(m: &Manifest) {
     for ext in ["log", "index", "timeindex", "txnindex"] {
         let f = m.dir.join(format!("{:020}.{ext}", 0));
         if f.exists() {
             std::fs::remove_file(f).unwrap();
         }
     }
-    (d, m)
 }
 
 /// `LogLoaderTest.testCorruptIndexRebuild`: 200 single-record batches in many segments,
