@@ -8,7 +8,8 @@
 //!   `Error in batch at position P of <path>: <error>` and the dump goes on with the next
 //!   batch (Kafka throws and stops the whole dump);
 //! * a control record that does not decode prints its metadata and the error goes to
-//!   `err` the same way;
+//!   `err` the same way (a null key, or a COMMIT/ABORT with a null value, is where Kafka's
+//!   deep iteration throws a `NullPointerException`);
 //! * bytes that do not frame as an entry (entry size below 14, magic not 0–2, negative
 //!   offset) end the walk and count as invalid trailing bytes (`Found N invalid bytes …`);
 //!   Kafka throws on a size below 14 and would try to print the others. The reason goes

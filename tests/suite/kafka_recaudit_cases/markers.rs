@@ -107,6 +107,39 @@ fn a_null_marker_key_fails_the_load_where_a_short_one_is_kept() {
     );
     let near = marker_case(Some(vec![0, 0, 1]), value(0, 0, &[]));
     assert_kept_then_thrown(&near, "needs 4 bytes but only 3 remain");
+    // `dump --print-data-log`: kafka-dump-log's deep iteration throws the same
+    // `NullPointerException` at the marker and stops; klogscan's dump never aborts on bad
+    // bytes (src/dump/log): the record's metadata, the error on stderr, the dump goes on
+    // with offset 3, exit 1. Near miss: a COMMIT key prints the marker, exit 0.
+    let dump = |w: &super::Written| {
+        let seg = w.m.dir.join(format!("{:020}.log", 0));
+        let args = [
+            "dump".as_ref(),
+            seg.as_os_str(),
+            "--print-data-log".as_ref(),
+        ];
+        crate::common::run::klogscan(&args, None, 60)
+    };
+    let run = dump(&w);
+    assert!(
+        run.out.contains("| offset: 2 ") && run.out.contains("| offset: 3 "),
+        "{}",
+        run.out
+    );
+    assert!(
+        run.err.contains("Error in batch at position 99 of ") && run.err.contains("null key"),
+        "{}",
+        run.err
+    );
+    assert_eq!(run.status.code(), Some(1));
+    let run = dump(&marker_case(key(0, 1, &[]), value(0, 0, &[])));
+    assert!(
+        run.out
+            .contains(" endTxnMarker: COMMIT coordinatorEpoch: 0"),
+        "{}",
+        run.out
+    );
+    assert_eq!((run.err.as_str(), run.status.code()), ("", Some(0)));
 }
 
 /// `EndTransactionMarkerTest.testSerde`: a COMMIT of coordinator epoch 79 reads back 79.
