@@ -90,7 +90,8 @@ impl Default for PartitionChange {
     }
 }
 
-/// `RegisterBrokerRecord` (api key 0, versions 0–3), without its endpoints and features.
+/// `RegisterBrokerRecord` (api key 0, versions 0–4), without its endpoints, features and
+/// (version 4) cordoned log dirs.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RegisterBroker {
     pub broker_id: i32,
@@ -103,7 +104,8 @@ pub struct RegisterBroker {
     pub log_dirs: Vec<[u8; 16]>,
 }
 
-/// `BrokerRegistrationChangeRecord` (api key 17, versions 0–2): `fenced` and
+/// `BrokerRegistrationChangeRecord` (api key 17, versions 0–3; without version 3's cordoned
+/// log dirs): `fenced` and
 /// `in_controlled_shutdown` are `BrokerRegistrationFencingChange` /
 /// `BrokerRegistrationInControlledShutdownChange` values (0 none, 1 fence or in shutdown,
 /// -1 unfence).
@@ -485,6 +487,64 @@ mod tests {
         for n in 0..v3.len() {
             assert!(decode_record(&v3[..n]).is_err(), "{n}");
         }
+    }
+
+    /// Kafka 4.3 (KIP-1066, metadata.version 4.3-IV0) writes `RegisterBrokerRecord` v4 and
+    /// `BrokerRegistrationChangeRecord` v3, which add the broker's cordoned log dirs as a
+    /// tagged field: the registration, its log dirs and the fencing change read as before,
+    /// the new tag skipped. Near miss: a version above those is kept raw.
+    #[test]
+    fn kafka_4_3_broker_registrations_read_with_their_new_tag_skipped() {
+        let cordoned = |tag: u8| {
+            let mut t = vec![tag, 17, 2]; // an array of one uuid
+            t.extend_from_slice(&[0xc; 16]);
+            t
+        };
+        let mut v = vec![1u8, 0, 4];
+        v.extend_from_slice(&7i32.to_be_bytes());
+        v.push(0);
+        v.extend_from_slice(&[5; 16]);
+        v.extend_from_slice(&42i64.to_be_bytes());
+        v.extend_from_slice(&[1, 1, 0, 0, 0]); // unfenced, not in controlled shutdown
+        v.extend_from_slice(&[2, 0, 17, 2]); // two tags: LogDirs (one dir) …
+        v.extend_from_slice(&[0xa; 16]);
+        v.extend_from_slice(&cordoned(1)); // … and the cordoned ones
+        let MetaRecord::RegisterBroker(b) = decode_record(&v).unwrap() else {
+            panic!("not a registration");
+        };
+        assert_eq!(
+            (b.broker_id, b.broker_epoch, b.fenced, b.log_dirs),
+            (7, 42, false, vec![[0xa; 16]])
+        );
+        let change = |version: u8| {
+            let mut c = vec![1u8, 17, version];
+            c.extend_from_slice(&7i32.to_be_bytes());
+            c.extend_from_slice(&43i64.to_be_bytes());
+            c.extend_from_slice(&[2, 0, 1, 0xff]); // two tags: Fenced -1 (unfence) …
+            c.extend_from_slice(&cordoned(3)); // … and the cordoned log dirs
+            c
+        };
+        let MetaRecord::BrokerRegistrationChange(c) = decode_record(&change(3)).unwrap() else {
+            panic!("not a registration change");
+        };
+        assert_eq!((c.broker_id, c.broker_epoch, c.fenced), (7, 43, -1));
+        v[2] = 5;
+        assert!(matches!(
+            decode_record(&v).unwrap(),
+            MetaRecord::Unknown {
+                api_key: 0,
+                version: 5,
+                ..
+            }
+        ));
+        assert!(matches!(
+            decode_record(&change(4)).unwrap(),
+            MetaRecord::Unknown {
+                api_key: 17,
+                version: 4,
+                ..
+            }
+        ));
     }
 
     #[test]
