@@ -513,3 +513,53 @@ fn a_directory_id_its_broker_no_longer_registers_does_not_stop_the_start() {
         );
     }
 }
+
+/// Kafka 4.3 (KIP-1066) registers a broker with `RegisterBrokerRecord` v4, which adds the
+/// broker's cordoned log dirs as a tagged field: the registration is replayed as any
+/// other. Broker 1 unregistered, then registered again by a 4.3 controller with its `data`
+/// dir (cordoned too): broker 2's clone of that dir is refused again at its start
+/// (`duplicate_directory_id`). Near miss: the same record at a version no release wrote
+/// (5) is kept raw (`metadata_record_unknown`): broker 1 stays unregistered and no start is
+/// predicted to fail.
+#[test]
+fn a_kafka_4_3_registration_is_replayed() {
+    let v4 = |version: u8| {
+        let mut again = register(1, 40, 9, true);
+        if let MetaRecord::RegisterBroker(r) = &mut again {
+            r.log_dirs = vec![directory_uuid(1, "data")];
+        }
+        let mut v = klogscan::testkit::metadata::encode_at(&again, 3);
+        // The tagged section ends the value: one tag (LogDirs: tag 0, 17 bytes).
+        let at = v.len() - 20;
+        assert_eq!(&v[at..at + 3], &[1, 0, 17]);
+        v[2] = version;
+        v[at] = 2;
+        v.extend_from_slice(&[1, 17, 2]);
+        v.extend_from_slice(&directory_uuid(1, "data"));
+        v
+    };
+    let unregistered = MetaRecord::UnregisterBroker {
+        broker_id: 1,
+        broker_epoch: broker_epoch_at_start(1),
+    };
+    let run = |version: u8| {
+        cloned_from_broker_1(|m| {
+            m.batch(std::slice::from_ref(&unregistered));
+            m.raw(vec![v4(version)]);
+        })
+    };
+    let v = run(4);
+    let refused: Vec<_> = (v.verify.findings())
+        .filter(|f| f.kind == Kind::DuplicateDirectoryId)
+        .collect();
+    assert_eq!(refused.len(), 1, "{:#?}", v.verify.broker_startup);
+    assert_eq!(refused[0].evidence["registered_by"], 1);
+    assert!(!(v.verify.findings()).any(|f| f.kind == Kind::MetadataRecordUnknown));
+    let near = run(5);
+    assert!(
+        near.verify.broker_startup.is_empty(),
+        "{:#?}",
+        near.verify.broker_startup
+    );
+    assert!((near.verify.findings()).any(|f| f.kind == Kind::MetadataRecordUnknown));
+}

@@ -101,6 +101,19 @@ impl MetaLog {
         base
     }
 
+    /// One controller write of record values as they are (`values`: framed metadata
+    /// records, e.g. of a version the testkit's encoder does not write).
+    pub(crate) fn raw(&mut self, values: Vec<Vec<u8>>) -> i64 {
+        let base = self.p.next_offset();
+        let t = self.p.now();
+        let mut b = Batch::new(Producer::PLAIN).leader_epoch(self.epoch).at(t);
+        for v in values {
+            b = b.record(Rec::value(v).at(t));
+        }
+        self.p.append(b);
+        base
+    }
+
     /// A snapshot at the log's current end holding `image` (what `MetadataImage.write`
     /// writes of the state there), as the controller's `SnapshotGenerator` takes it.
     pub(crate) fn snapshot_here(&mut self, image: Vec<MetaRecord>) {
