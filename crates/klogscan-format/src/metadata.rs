@@ -490,9 +490,9 @@ mod tests {
     }
 
     /// Kafka 4.3 (KIP-1066, metadata.version 4.3-IV0) writes `RegisterBrokerRecord` v4 and
-    /// `BrokerRegistrationChangeRecord` v3, which add the broker's cordoned log dirs as a
-    /// tagged field: the registration, its log dirs and the fencing change read as before,
-    /// the new tag skipped. Near miss: a version above those is kept raw.
+    /// `BrokerRegistrationChangeRecord` v3, which add the broker's cordoned log dirs as
+    /// tagged field 1 and 3: the registration, its log dirs and the fencing change read as
+    /// before. Near miss: a version above those is kept raw.
     #[test]
     fn kafka_4_3_broker_registrations_read_with_their_new_tag_skipped() {
         let cordoned = |tag: u8| {
@@ -528,6 +528,13 @@ mod tests {
             panic!("not a registration change");
         };
         assert_eq!((c.broker_id, c.broker_epoch, c.fenced), (7, 43, -1));
+        // A null list of cordoned dirs reads too.
+        let mut null = v[..v.len() - 19].to_vec();
+        null.extend_from_slice(&[1, 1, 0]);
+        assert!(matches!(
+            decode_record(&null).unwrap(),
+            MetaRecord::RegisterBroker(RegisterBroker { broker_id: 7, .. })
+        ));
         v[2] = 5;
         assert!(matches!(
             decode_record(&v).unwrap(),

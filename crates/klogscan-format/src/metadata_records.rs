@@ -126,8 +126,11 @@ pub static METADATA_TYPES: &[MetadataType] = &[
                 f("LogDirs", Ty::Array(&Ty::Uuid))
                     .v(3, NEVER)
                     .tag(0, Dft::Zero),
-                // Version 4 (Kafka 4.3, KIP-1066) adds the broker's cordoned log dirs as a
-                // tagged field, which no rule reads: skipped as any tag the table lacks.
+                // Kafka 4.3 (KIP-1066): the broker's cordoned log dirs (no rule reads them).
+                f("CordonedLogDirs", Ty::Array(&Ty::Uuid))
+                    .null()
+                    .v(4, NEVER)
+                    .tag(1, Dft::Zero),
             ],
             max_version: 4,
             flexible_from: 0,
@@ -358,8 +361,11 @@ pub static METADATA_TYPES: &[MetadataType] = &[
                 f("LogDirs", Ty::Array(&Ty::Uuid))
                     .v(2, NEVER)
                     .tag(2, Dft::Zero),
-                // Version 3 (Kafka 4.3, KIP-1066) adds the cordoned log dirs, tagged as
-                // every field after the epoch: skipped, as in `RegisterBrokerRecord` v4.
+                // Kafka 4.3 (KIP-1066), as in `RegisterBrokerRecord` v4.
+                f("CordonedLogDirs", Ty::Array(&Ty::Uuid))
+                    .null()
+                    .v(3, NEVER)
+                    .tag(3, Dft::Zero),
             ],
             max_version: 3,
             flexible_from: 0,
