@@ -180,6 +180,7 @@ pub(crate) fn run_cluster_checks_with(
     // come last.
     let mut models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
     leadership.coordinator_copies(inv).mark(&mut models);
+    leadership.scope_coordinator_loads(report, opts, &mut models);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links
@@ -231,6 +232,32 @@ impl Leadership {
         let (histories, unread) =
             crate::cluster::leadership::load_all_read(inv, opts.max_bytes, opts.max_decompressed);
         Leadership { histories, unread }
+    }
+
+    /// The copies of `models` that no release before Kafka 4.0.0 loads: with
+    /// `--broker-version` 4.0.0 or later, or whose cluster's replayed metadata log finalizes
+    /// `metadata.version` 4.0-IV0 (level 22) or later — `ClusterControlManager.registerBroker`
+    /// refuses a broker that does not support the finalized level, and 3.9 supports up to
+    /// 3.9-IV0 (21) — load past the batches that end their log, which earlier releases read
+    /// forever (KAFKA-17941: `HistoryChecker::load_completes_since_4_0`).
+    fn scope_coordinator_loads(
+        &self,
+        report: &ScanReport,
+        opts: &ScanOptions,
+        models: &mut [crate::cluster::coordinator::model::CoordModel],
+    ) {
+        const METADATA_VERSION_4_0: i16 = 22;
+        let v4 = crate::partition::recovery::BrokerVersion(4, 0, 0);
+        let given = opts.broker_version.is_some_and(|v| v >= v4);
+        for m in models {
+            let source = || {
+                let r = report.partitions.iter().find(|r| r.path == m.origin.path)?;
+                ClusterHistory::of_cluster(&self.histories, &r.source)?.metadata_version()
+            };
+            if given || source().is_some_and(|l| l >= METADATA_VERSION_4_0) {
+                m.history.load_completes_since_4_0();
+            }
+        }
     }
 
     /// The copy of each `__transaction_state` partition of `inv` its coordinator loads:

@@ -11,6 +11,7 @@ use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 use std::collections::BTreeSet;
 
 mod reader;
+mod releases;
 mod retries;
 
 /// The coordinator's append time of every record written here: a minute before `NOW`.
