@@ -295,10 +295,16 @@ impl Replay {
             let idle_before = ev.max_timestamp.saturating_sub(t.rec.last_timestamp);
             let admin_abort =
                 !commit && t.rec.last_timestamp > 0 && idle_before > TRANSACTION_MAX_TIMEOUT_MS;
+            // A transaction at epoch 32767 (already `invalid_producer_fields`, the KAFKA-20090
+            // class) can only be closed at 32767: the coordinator cannot bump an exhausted
+            // epoch, and the leader's TV2 check lets that marker through
+            // (`ProducerAppendInfo.checkProducerEpoch`, KAFKA-19999). Not a replayed marker,
+            // not a downgrade.
+            let exhausted = ev.producer_epoch == i16::MAX;
             if not_bumped {
                 // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
                 // is a downgrade to TV0/1 mid-stream. An admin abort counts for neither.
-                let downgraded = e.tv2_not_bumped && !admin_abort;
+                let downgraded = e.tv2_not_bumped && !admin_abort && !exhausted;
                 let mut f = self
                     .at(
                         Kind::MarkerEpochNotBumped,
@@ -308,7 +314,9 @@ impl Replay {
                             ev.base_offset,
                             ev.producer_epoch,
                             t.first_batch.base_offset,
-                            if admin_abort {
+                            if exhausted {
+                                "; at epoch 32767, which the coordinator cannot bump (the epoch is exhausted), so this is the transaction's own marker".to_string()
+                            } else if admin_abort {
                                 format!(
                                     "; the transaction was idle {} before it, longer than transaction.max.timeout.ms: most likely an admin abort (kafka-transactions.sh abort writes the ABORT at the producer's current epoch)",
                                     text::human_duration(idle_before)
@@ -331,12 +339,20 @@ impl Replay {
                         "transaction_version_2_after": !downgraded,
                         "idle_before_ms": idle_before,
                         "likely_admin_abort": admin_abort,
+                        "epoch_exhausted": exhausted,
                     }))
                     .broker(text::BROKER_MARKER_NOT_BUMPED)
                     .remediation(
                         "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
                     );
-                if admin_abort {
+                if exhausted {
+                    f = f
+                        .severity(Severity::Info)
+                        .broker(text::BROKER_MARKER_AT_MAX_EPOCH)
+                        .remediation(
+                            "none for this marker; the producer's next transaction needs a new producer id (InitProducerId rotates an exhausted epoch's id)",
+                        );
+                } else if admin_abort {
                     f = f.severity(Severity::Info).remediation(
                         "none if an operator aborted this hanging transaction (kafka-transactions.sh abort); otherwise check __transaction_state for this producer's transactional id",
                     );
@@ -346,7 +362,7 @@ impl Replay {
                     e.tv2 = Some(false);
                 }
             }
-            e.tv2_not_bumped = not_bumped && !admin_abort;
+            e.tv2_not_bumped = not_bumped && !admin_abort && !exhausted;
             // Rule 27 under TV0/1: a COMMIT is written at the transaction's epoch; one above
             // it from a producer seen committing at its data's epoch is a switch to TV2
             // (4.0+ feature upgrade) or a COMMIT a TV0/1 coordinator would not write.

@@ -19,6 +19,7 @@ pub(crate) const BROKER_MARKER_NO_TXN: &str =
     "accepted on every path; nothing goes to the .txnindex and the LSO is unaffected (since 2.8)";
 pub(crate) const BROKER_CONFLICT: &str = "accepted on every path (the second marker finds no open transaction); under TV2 it means a delayed EndTxn completed the wrong transaction";
 pub(crate) const BROKER_MARKER_NOT_BUMPED: &str = "a 4.2+ leader receiving WriteTxnMarkers v2 with TransactionVersion 2 (KIP-1228) rejects a marker whose epoch does not exceed the transaction's; older leaders, replication and recovery accept it and it closes the open transaction";
+pub(crate) const BROKER_MARKER_AT_MAX_EPOCH: &str = "accepted on every path: a 4.2+ leader's strict TV2 check (KIP-1228) lets a marker at epoch 32767 through since KAFKA-19999 (the coordinator cannot bump an exhausted epoch), and it closes the open transaction";
 pub(crate) const BROKER_COMMIT_ABOVE_DATA: &str = "accepted on every path (a marker above the producer's epoch always is); under TV0/1 the coordinator writes a COMMIT at the epoch of the transaction (only TV2, KIP-890, bumps the epoch at EndTxn), so a bumped COMMIT means the producer switched to transaction version 2";
 pub(crate) const BROKER_TXN_EPOCH: &str = "accepted on every path: the open transaction simply continues at the new epoch (newer brokers require fresh verification)";
 pub(crate) const BROKER_NON_TXN: &str = "rejects on append (InvalidTxnStateException) and throws on replication and recovery too: a broker reloading this segment fails to rebuild producer state";

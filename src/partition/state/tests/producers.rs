@@ -173,6 +173,44 @@ fn tv2_marker_at_the_data_epoch_is_marker_epoch_not_bumped() {
     assert_eq!(out.txn_stats.aborted, 1);
 }
 
+/// A TV2 producer's transaction at epoch 32767 (exhausted: `invalid_producer_fields`) is
+/// closed at 32767, the only epoch the coordinator can write, which the leader's strict TV2
+/// check lets through since KAFKA-19999: an info, no step toward the TV0/1 downgrade (the
+/// next unbumped marker is a lone warning again, TV2 kept). Near miss: the same at epoch
+/// 32766 is the warning.
+#[test]
+fn an_unbumped_marker_at_the_exhausted_epoch_is_the_transactions_own() {
+    let pid = 77;
+    let log = |epoch: i16| {
+        let mut l = Log::new();
+        l.txn(pid, epoch - 1, 0, 3);
+        l.commit(pid, epoch, 2); // TV2 inferred
+        l.txn(pid, epoch, 0, 2);
+        let at = l.commit(pid, epoch, 2);
+        (l, at)
+    };
+    let (mut l, at) = log(i16::MAX);
+    let (f, _) = run(&l);
+    let x = of(&f, Kind::MarkerEpochNotBumped);
+    assert_eq!(x.len(), 1, "{f:#?}");
+    assert_eq!((x[0].offset, x[0].severity), (Some(at), Severity::Info));
+    assert_eq!(x[0].evidence["epoch_exhausted"], true);
+    assert!(x[0].broker_behaviour.contains("KAFKA-19999"));
+    assert!(x[0].message.contains("cannot bump"), "{}", x[0].message);
+    l.txn(pid, i16::MAX, 2, 1);
+    l.abort(pid, i16::MAX, 2);
+    let (f, out) = run(&l);
+    let x = of(&f, Kind::MarkerEpochNotBumped);
+    assert_eq!(x.len(), 2, "{f:#?}");
+    assert_eq!(x[1].evidence["transaction_version_2_after"], true);
+    assert!(out.producers[0].transaction_version_2);
+    let (l, at) = log(i16::MAX - 1);
+    let (f, _) = run(&l);
+    let x = of(&f, Kind::MarkerEpochNotBumped);
+    assert_eq!((x[0].offset, x[0].severity), (Some(at), Severity::Warning));
+    assert_eq!(x[0].evidence["epoch_exhausted"], false);
+}
+
 #[test]
 fn one_unbumped_marker_keeps_the_tv2_verdict() {
     let mut l = Log::new();
