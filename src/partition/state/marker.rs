@@ -264,7 +264,6 @@ impl Replay {
         findings: &mut Vec<Finding>,
     ) -> bool {
         let (pid, cur) = (ev.producer_id, *cur);
-        let type_name = if commit { "COMMIT" } else { "ABORT" };
         // Recovery view: any accepted marker closes the open transaction.
         let mut bumped = false;
         let closed = e.take_txn().map(|i| self.open_txns.remove(i));
@@ -304,61 +303,15 @@ impl Replay {
             if not_bumped {
                 // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
                 // is a downgrade to TV0/1 mid-stream. An admin abort counts for neither.
-                let downgraded = e.tv2_not_bumped && !admin_abort && !exhausted;
-                let mut f = self
-                    .at(
-                        Kind::MarkerEpochNotBumped,
-                        &cur,
-                        format!(
-                            "producer {pid} {type_name} marker at offset {} has epoch {}, not above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 2{}",
-                            ev.base_offset,
-                            ev.producer_epoch,
-                            t.first_batch.base_offset,
-                            if exhausted {
-                                "; at epoch 32767, which the coordinator cannot bump (the epoch is exhausted), so this is the transaction's own marker".to_string()
-                            } else if admin_abort {
-                                format!(
-                                    "; the transaction was idle {} before it, longer than transaction.max.timeout.ms: most likely an admin abort (kafka-transactions.sh abort writes the ABORT at the producer's current epoch)",
-                                    text::human_duration(idle_before)
-                                )
-                            } else if downgraded {
-                                "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)".to_string()
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    )
-                    .evidence(json!({
-                        "marker": self.batch_json(&cur),
-                        "transaction_first_batch": self.batch_json(&t.first()),
-                        "transaction_epoch": t.epoch,
-                        "data_epoch": data_epoch,
-                        "marker_epoch": ev.producer_epoch,
-                        "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
-                        "transaction_version_2_before": true,
-                        "transaction_version_2_after": !downgraded,
-                        "idle_before_ms": idle_before,
-                        "likely_admin_abort": admin_abort,
-                        "epoch_exhausted": exhausted,
-                    }))
-                    .broker(text::BROKER_MARKER_NOT_BUMPED)
-                    .remediation(
-                        "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
-                    );
-                if exhausted {
-                    f = f
-                        .severity(Severity::Info)
-                        .broker(text::BROKER_MARKER_AT_MAX_EPOCH)
-                        .remediation(
-                            "none for this marker; the producer's next transaction needs a new producer id (InitProducerId rotates an exhausted epoch's id)",
-                        );
-                } else if admin_abort {
-                    f = f.severity(Severity::Info).remediation(
-                        "none if an operator aborted this hanging transaction (kafka-transactions.sh abort); otherwise check __transaction_state for this producer's transactional id",
-                    );
-                }
-                findings.push(f);
-                if downgraded {
+                let why = Unbumped {
+                    data_epoch,
+                    idle_before,
+                    admin_abort,
+                    exhausted,
+                    downgraded: e.tv2_not_bumped && !admin_abort && !exhausted,
+                };
+                findings.push(self.not_bumped(ev, &cur, e, &t, commit, why));
+                if why.downgraded {
                     e.tv2 = Some(false);
                 }
             }
@@ -418,6 +371,81 @@ impl Replay {
             self.stats.empty_aborts += 1;
         }
         bumped
+    }
+
+    /// The `marker_epoch_not_bumped` finding of `ev`, a TV2 producer's marker not above the
+    /// epoch of the transaction `t` it closes (rules 21/27).
+    fn not_bumped(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        e: &Entry,
+        t: &OpenTxnState,
+        commit: bool,
+        why: Unbumped,
+    ) -> Finding {
+        let (pid, cur) = (ev.producer_id, *cur);
+        let type_name = if commit { "COMMIT" } else { "ABORT" };
+        let Unbumped {
+            data_epoch,
+            idle_before,
+            admin_abort,
+            exhausted,
+            downgraded,
+        } = why;
+        let mut f = self
+            .at(
+                Kind::MarkerEpochNotBumped,
+                &cur,
+                format!(
+                    "producer {pid} {type_name} marker at offset {} has epoch {}, not above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 2{}",
+                    ev.base_offset,
+                    ev.producer_epoch,
+                    t.first_batch.base_offset,
+                    if exhausted {
+                        "; at epoch 32767, which the coordinator cannot bump (the epoch is exhausted), so this is the transaction's own marker".to_string()
+                    } else if admin_abort {
+                        format!(
+                            "; the transaction was idle {} before it, longer than transaction.max.timeout.ms: most likely an admin abort (kafka-transactions.sh abort writes the ABORT at the producer's current epoch)",
+                            text::human_duration(idle_before)
+                        )
+                    } else if downgraded {
+                        "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)".to_string()
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+            .evidence(json!({
+                "marker": self.batch_json(&cur),
+                "transaction_first_batch": self.batch_json(&t.first()),
+                "transaction_epoch": t.epoch,
+                "data_epoch": data_epoch,
+                "marker_epoch": ev.producer_epoch,
+                "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
+                "transaction_version_2_before": true,
+                "transaction_version_2_after": !downgraded,
+                "idle_before_ms": idle_before,
+                "likely_admin_abort": admin_abort,
+                "epoch_exhausted": exhausted,
+            }))
+            .broker(text::BROKER_MARKER_NOT_BUMPED)
+            .remediation(
+                "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
+            );
+        if exhausted {
+            f = f
+                .severity(Severity::Info)
+                .broker(text::BROKER_MARKER_AT_MAX_EPOCH)
+                .remediation(
+                    "none for this marker; the producer's next transaction needs a new producer id (InitProducerId rotates an exhausted epoch's id)",
+                );
+        } else if admin_abort {
+            f = f.severity(Severity::Info).remediation(
+                "none if an operator aborted this hanging transaction (kafka-transactions.sh abort); otherwise check __transaction_state for this producer's transactional id",
+            );
+        }
+        f
     }
 
     /// The ABORT `ev` closed producer `pid`'s transaction from `first`: counted, and kept
@@ -605,4 +633,19 @@ impl Replay {
         }
         f
     }
+}
+
+/// Why a TV2 marker was not bumped (`Replay::not_bumped`'s inputs).
+#[derive(Debug, Clone, Copy)]
+struct Unbumped {
+    /// The highest epoch of the data it closes.
+    data_epoch: i16,
+    /// How long the transaction was idle before the marker (ms).
+    idle_before: i64,
+    /// Most likely an admin abort (idle past `transaction.max.timeout.ms`).
+    admin_abort: bool,
+    /// At epoch 32767, which the coordinator cannot bump.
+    exhausted: bool,
+    /// The second such marker in a row: the producer now inferred TV0/1.
+    downgraded: bool,
 }
