@@ -125,7 +125,9 @@ pub struct ConsumerRow {
     pub coordinator: Placement,
     /// The data partition, when it is in the inputs (same cluster).
     pub data: Option<PartitionState>,
-    /// High watermark − committed offset (a lower bound: the checkpoint lags).
+    /// High watermark − committed offset (a lower bound: the checkpoint lags). The three
+    /// lags are `None` for a negative committed offset, which is no position (the admin
+    /// reads it as no committed offset, and `kafka-consumer-groups.sh` prints no lag).
     pub lag_high_watermark: Option<i64>,
     /// Last stable offset − committed offset (what a `read_committed` group can read).
     pub lag_last_stable: Option<i64>,
@@ -644,7 +646,13 @@ fn row(
     coordinator: Placement,
     data: Option<PartitionState>,
 ) -> ConsumerRow {
-    let lag = |o: Option<i64>| o.map(|o| o - c.commit.offset);
+    // A negative committed offset is no position: the admin reads one as no committed
+    // offset (`ListConsumerGroupOffsetsHandler.handleResponse`) and the describe prints no
+    // lag for it (`ConsumerGroupCommand.ConsumerGroupService.getLag`).
+    let lag = |o: Option<i64>| {
+        o.filter(|_| c.commit.offset >= 0)
+            .map(|o| o - c.commit.offset)
+    };
     let (hw, lso, leo) = match &data {
         Some(d) if !d.partially_read => (
             lag(d.high_watermark),
