@@ -27,7 +27,10 @@
 //! `OffsetMetadataManager` / `GroupMetadataManager` writes. Only facts are written here.
 #![cfg(feature = "testkit")]
 
+mod delete;
 mod describe;
+mod list;
+mod reset;
 mod service;
 
 use crate::kafka_groupaudit_cases::{
