@@ -392,7 +392,7 @@ fn data_copy(
         .ok_or(true)
 }
 
-/// Each group's applied committed offset on each partition of `report` (aligned with
+/// Each group's applied, non-negative committed offset on each partition of `report` (aligned with
 /// `report.partitions`, sorted by offset then group), as the view matches them, from what
 /// the scan's walk kept of `__consumer_offsets` (for the HTML timelines: no file is read).
 pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
@@ -403,7 +403,10 @@ pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
         let Some(o) = &co.carried.cluster_inputs.group_offsets else {
             continue;
         };
-        for c in o.commits.iter().filter(|c| c.pending_producer.is_none()) {
+        // A negative committed offset is no position (`ConsumerRow`'s lags): not marked.
+        let applied =
+            (o.commits.iter()).filter(|c| c.pending_producer.is_none() && c.commit.offset >= 0);
+        for c in applied {
             if let Ok(d) = data_copy(
                 report,
                 &by_tp,

@@ -96,7 +96,10 @@ fn a_refused_offset_deletion_leaves_every_row() {
                 if written {
                     c.batch(
                         "g",
-                        vec![offset_tombstone("g", "foo", 0), offset_tombstone("g", "foo", 1)],
+                        vec![
+                            offset_tombstone("g", "foo", 0),
+                            offset_tombstone("g", "foo", 1),
+                        ],
                     );
                 }
                 let b = foo(&c);
@@ -109,7 +112,10 @@ fn a_refused_offset_deletion_leaves_every_row() {
                 };
                 assert_eq!(describe(&b.consumers(&[]), "g"), want);
                 let groups = b.groups(&[]);
-                assert_eq!(members(group(&groups, "g").unwrap()).len(), usize::from(stable));
+                assert_eq!(
+                    members(group(&groups, "g").unwrap()).len(),
+                    usize::from(stable)
+                );
             }
         }
     }
@@ -121,11 +127,18 @@ fn a_refused_offset_deletion_leaves_every_row() {
 /// metadata tombstone; a consumer group's target assignment metadata, subscription
 /// metadata and epoch, its members being gone).
 fn delete_group(c: &mut Coord, id: &str, classic: bool) {
-    let mut recs = vec![offset_tombstone(id, "foo", 0), offset_tombstone(id, "foo", 1)];
+    let mut recs = vec![
+        offset_tombstone(id, "foo", 0),
+        offset_tombstone(id, "foo", 1),
+    ];
     if classic {
         recs.push(classic_tombstone(id));
     } else {
-        recs.extend([tombstone(6, g(id)), tombstone(4, g(id)), tombstone(3, g(id))]);
+        recs.extend([
+            tombstone(6, g(id)),
+            tombstone(4, g(id)),
+            tombstone(3, g(id)),
+        ]);
     }
     c.batch(id, recs);
 }

@@ -18,11 +18,10 @@ fn foo_0() -> Broker {
 
 /// `DescribeConsumerGroupTest.testDescribeExistingGroup`, `testDescribeExistingGroups`,
 /// `testDescribeAllExistingGroups`, `testDescribeMembersOfExistingGroup`,
-/// `testDescribeStateOfExistingGroup` (both protocols) and
-/// `ConsumerGroupServiceTest.testAdminRequestsForDescribeOffsets`: each group's committed
-/// partition is one row whose LOG-END-OFFSET is what `ListOffsets` answers for the latest
-/// offset under the admin's default `READ_UNCOMMITTED` — the high watermark, not the log
-/// end — and LAG that minus the commit; `--group` selects one group, no `--group` (all
+/// `testDescribeStateOfExistingGroup` (both protocols): each group's committed partition is
+/// one row whose LOG-END-OFFSET is what `ListOffsets` answers for the latest offset under
+/// the admin's default `READ_UNCOMMITTED` — the high watermark, not the log end — and LAG
+/// that minus the commit; `--group` selects one group, no `--group` (all
 /// groups) both; the state shows one member holding the partition, the classic group's
 /// assignor (`range`), the consumer group's epoch. Near miss: with the high watermark
 /// checkpointed at the log end (12) the same commits lag by 2 more.
@@ -56,11 +55,14 @@ fn a_stable_groups_rows_lag_behind_the_high_watermark() {
         (Some("classic"), Some("range"), Some(false))
     );
     assert_eq!(members(g1), [("m1".to_string(), vec!["foo-0".to_string()])]);
+    // Stable (`ConsumerGroup.updateState`): the target assignment at the group's epoch, its
+    // one member reconciled at it.
     let g2 = group(&groups, "g2").unwrap();
     assert_eq!(
-        (g2["type"].as_str(), g2["epoch"].as_i64()),
-        (Some("consumer"), Some(1))
+        (g2["type"].as_str(), g2["epoch"].as_i64(), g2["assignment_epoch"].as_i64()),
+        (Some("consumer"), Some(1), Some(1))
     );
+    assert_eq!(g2["members"]["m2"]["member_epoch"], 1);
     assert_eq!(
         members(g2),
         [("m2".to_string(), vec![format!("{FOO_ID}:0")])]

@@ -42,7 +42,10 @@ fn groups_listed_with_type_and_state() {
             "classic-group",
             vec![classic_group("classic-group", 1, "range", &[("m1", &[0])])],
         );
-        c.batch("consumer-group", consumer_group("consumer-group", "m2", 1, &[0]));
+        c.batch(
+            "consumer-group",
+            consumer_group("consumer-group", "m2", 1, &[0]),
+        );
         c.batch("old", vec![classic_group("old", 1, "range", &[])]);
         if deleted {
             c.batch("old", vec![classic_tombstone("old")]);

@@ -100,9 +100,7 @@ fn trimmed(segment_base: i64, offset: i64) -> Broker {
 }
 
 /// `ResetConsumerGroupOffsetTest.testResetOffsetsToEarliest`,
-/// `testResetOffsetsToEarliestOnOneTopic`, `testResetOffsetsToEarliestOnTopics`,
-/// `testResetOffsetsToEarliestOnTopicsAndPartitions`,
-/// `testResetOffsetsShiftByLowerThanEarliest`: the reset writes the earliest offset
+/// `testResetOffsetsToEarliestOnOneTopic`, `testResetOffsetsShiftByLowerThanEarliest`: the reset writes the earliest offset
 /// `ListOffsets` gives — the log start offset (`UnifiedLog.logStartOffset`: after
 /// retention the first segment's base, after `DeleteRecords` the checkpointed start above
 /// it) — and clamps a shift below it there; the describe lags by the whole readable log
@@ -128,15 +126,19 @@ fn a_reset_to_earliest_commits_the_log_start() {
     }
 }
 
-/// `ResetConsumerGroupOffsetTest.testResetOffsetsToEarliestOnOneTopicAndPartition`'s
-/// companions on several topics and partitions: a reset scoped to foo-1 writes foo-1's
-/// commit only; foo-0 keeps the commit it had. Near miss: a reset of both writes both.
+/// `ResetConsumerGroupOffsetTest.testResetOffsetsToEarliestOnTopics`,
+/// `testResetOffsetsToEarliestOnTopicsAndPartitions`: a reset writes the commits of the
+/// partitions in its scope only (`getPartitionsToReset`); one scoped to foo-1 leaves foo-0
+/// the commit it had. Near miss: a scope of both partitions resets both.
 #[test]
 fn a_scoped_reset_leaves_the_other_partitions_commits() {
     for both in [false, true] {
         let mut c = Coord::new();
         c.batch("g", vec![classic_group("g", 2, "range", &[])]);
-        c.batch("g", vec![commit("g", "foo", 0, 100), commit("g", "foo", 1, 100)]);
+        c.batch(
+            "g",
+            vec![commit("g", "foo", 0, 100), commit("g", "foo", 1, 100)],
+        );
         let mut resets = vec![commit("g", "foo", 1, 0)];
         if both {
             resets.push(commit("g", "foo", 0, 0));
@@ -198,10 +200,16 @@ fn a_reset_of_an_unknown_group_creates_a_simple_group() {
         );
         let groups = b.groups(&[]);
         let new = group(&groups, "new.group").unwrap();
-        assert_eq!((new["type"].as_str(), new["simple"].as_bool()), (Some("classic"), Some(true)));
+        assert_eq!(
+            (new["type"].as_str(), new["simple"].as_bool()),
+            (Some("classic"), Some(true))
+        );
         assert_eq!(group(&groups, "g1").unwrap()["simple"], false);
         assert_eq!(group(&groups, "missing.group").is_some(), missing_committed);
-        assert_eq!(describe(&v, "missing.group").len(), usize::from(missing_committed));
+        assert_eq!(
+            describe(&v, "missing.group").len(),
+            usize::from(missing_committed)
+        );
     }
 }
 
@@ -216,7 +224,9 @@ fn a_reset_of_an_unknown_group_creates_a_simple_group() {
 /// partition is beyond its log end.
 #[test]
 fn a_reset_by_time_commits_the_first_offset_at_or_after_it() {
-    let mut p = PartitionBuilder::new("foo", 0).start_time(T).time_step(60_000);
+    let mut p = PartitionBuilder::new("foo", 0)
+        .start_time(T)
+        .time_step(60_000);
     for _ in 0..100 {
         p.append(Batch::new(Producer::PLAIN).records(1));
     }
@@ -233,7 +243,10 @@ fn a_reset_by_time_commits_the_first_offset_at_or_after_it() {
     );
     // The empty partition's active segment, as the broker creates it (empty files).
     for ext in ["log", "index", "timeindex"] {
-        let f = b.dir.path().join(format!("bar-0/00000000000000000000.{ext}"));
+        let f = b
+            .dir
+            .path()
+            .join(format!("bar-0/00000000000000000000.{ext}"));
         std::fs::write(f, b"").unwrap();
     }
     let v = b.consumers(&[]);
@@ -241,8 +254,14 @@ fn a_reset_by_time_commits_the_first_offset_at_or_after_it() {
         describe(&v, "g"),
         [row("foo", 0, Some(40), Some(100), Some(60))]
     );
-    assert_eq!(describe(&v, "h"), [row("bar", 0, Some(0), Some(0), Some(0))]);
-    assert_eq!(describe(&v, "k"), [row("bar", 0, Some(1), Some(0), Some(-1))]);
+    assert_eq!(
+        describe(&v, "h"),
+        [row("bar", 0, Some(0), Some(0), Some(0))]
+    );
+    assert_eq!(
+        describe(&v, "k"),
+        [row("bar", 0, Some(1), Some(0), Some(-1))]
+    );
     let found: Vec<(String, String)> = v["findings"]
         .as_array()
         .unwrap()
@@ -256,6 +275,9 @@ fn a_reset_by_time_commits_the_first_offset_at_or_after_it() {
         .collect();
     assert_eq!(
         found,
-        [("committed_offset_beyond_log_end".to_string(), "k".to_string())]
+        [(
+            "committed_offset_beyond_log_end".to_string(),
+            "k".to_string()
+        )]
     );
 }
