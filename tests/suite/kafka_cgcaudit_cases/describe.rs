@@ -59,7 +59,11 @@ fn a_stable_groups_rows_lag_behind_the_high_watermark() {
     // one member reconciled at it.
     let g2 = group(&groups, "g2").unwrap();
     assert_eq!(
-        (g2["type"].as_str(), g2["epoch"].as_i64(), g2["assignment_epoch"].as_i64()),
+        (
+            g2["type"].as_str(),
+            g2["epoch"].as_i64(),
+            g2["assignment_epoch"].as_i64()
+        ),
         (Some("consumer"), Some(1), Some(1))
     );
     assert_eq!(g2["members"]["m2"]["member_epoch"], 1);

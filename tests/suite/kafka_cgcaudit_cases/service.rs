@@ -4,6 +4,9 @@
 use super::*;
 use crate::kafka_groupaudit_cases::commit;
 
+/// The groups' committed offsets the HTML timeline marks on one partition.
+type Marks = Vec<(String, i64)>;
+
 /// `ConsumerGroupServiceTest.testAdminRequestsForDescribeNegativeOffsets`: the coordinator
 /// stores a commit's offset as sent (`OffsetMetadataManager` checks none), and answers
 /// OffsetFetch with it; the admin reads a negative committed offset as no committed offset
@@ -43,7 +46,7 @@ fn a_negative_committed_offset_has_no_lag() {
         let opts = klogscan::results::ScanOptions::default();
         let inv = klogscan::discover::layout::discover(&[b.dir.path().to_path_buf()]);
         let report = klogscan::pipeline::analyse(&inv, &opts);
-        let marks: Vec<(String, i32, Vec<(String, i64)>)> = (report.partitions.iter())
+        let marks: Vec<(String, i32, Marks)> = (report.partitions.iter())
             .zip(klogscan::cluster::consumers::committed_positions(&report))
             .filter(|(p, m)| p.topic == "foo" && !m.is_empty())
             .map(|(p, m)| (p.topic.clone(), p.partition, m))
