@@ -228,17 +228,20 @@ fn a_simple_groups_commits_are_described() {
     }
 }
 
-/// `DescribeConsumerGroupTest.testDescribeNonOffsetCommitGroup`: a consumer with
-/// `enable.auto.commit=false` that never commits leaves the group's record (its member
-/// holding foo-0) and no offset commit: the tool's row has no CURRENT-OFFSET and no LAG.
+/// `DescribeConsumerGroupTest.testDescribeNonOffsetCommitGroup` (both protocols): a
+/// consumer with `enable.auto.commit=false` that never commits leaves the group's records
+/// (its member holding foo-0) and no offset commit: the tool's row has no CURRENT-OFFSET and no LAG.
 /// klogscan's `consumers` lists committed offsets only, so the group has no row there (its
 /// summary counts no commit), and `groups` shows the member and its partition. Near miss:
 /// one commit gives the row.
 #[test]
 fn a_group_that_never_committed_has_no_committed_row() {
-    for committed in [false, true] {
+    for (classic, committed) in [(true, false), (true, true), (false, false), (false, true)] {
         let mut c = Coord::new();
-        c.batch("g", vec![classic_group("g", 1, "range", &[("m1", &[0])])]);
+        match classic {
+            true => c.batch("g", vec![classic_group("g", 1, "range", &[("m1", &[0])])]),
+            false => c.batch("g", consumer_group("g", "m1", 1, &[0])),
+        };
         if committed {
             c.batch("g", vec![commit("g", "foo", 0, 7)]);
         }
@@ -257,9 +260,14 @@ fn a_group_that_never_committed_has_no_committed_row() {
             .unwrap_or_else(|| panic!("{v:#}"));
         assert_eq!(summary["commits"], usize::from(committed));
         let groups = b.groups(&[]);
+        let foo_0 = if classic {
+            "foo-0".to_string()
+        } else {
+            format!("{FOO_ID}:0")
+        };
         assert_eq!(
             members(group(&groups, "g").unwrap()),
-            [("m1".to_string(), vec!["foo-0".to_string()])]
+            [("m1".to_string(), vec![foo_0])]
         );
     }
 }

@@ -12,9 +12,9 @@ type Marks = Vec<(String, i64)>;
 /// OffsetFetch with it; the admin reads a negative committed offset as no committed offset
 /// (`ListConsumerGroupOffsetsHandler.handleResponse`), so the describe prints no
 /// CURRENT-OFFSET and no LAG (`getLag` needs an offset) — the LOG-END-OFFSET still. A
-/// commit of -1 (which clients other than Java's can send) is listed with its offset as
-/// written and no lag, and no finding rests on it. Near miss: a commit of 0 lags by the
-/// whole high watermark.
+/// commit of -1 (Java's `OffsetAndMetadata` refuses one; the protocol carries it) is listed
+/// with its offset as written and no lag, and no finding rests on it. Near miss: a commit
+/// of 0 lags by the whole high watermark.
 #[test]
 fn a_negative_committed_offset_has_no_lag() {
     for offset in [-1, 0] {
