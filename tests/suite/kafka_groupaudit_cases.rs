@@ -42,31 +42,31 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// When the commits are written (the testkit's clock).
-const T: i64 = DEFAULT_START_MS;
+pub(crate) const T: i64 = DEFAULT_START_MS;
 /// The reference time of every scan: a day later, so a transaction left open is past any
 /// timeout (a hanging transaction).
 const NOW: i64 = T + 86_400_000;
 /// Topic ids (Kafka's URL-safe base64) of the topics the consumer groups are assigned.
-const FOO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
+pub(crate) const FOO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
 const BAR_ID: &str = "AAAAAAAAAAAAAAAAAAAAAg";
 
 // ---------------------------------------------------------------------------------------
 // Records.
 
-fn g(id: &str) -> Value {
+pub(crate) fn g(id: &str) -> Value {
     json!({ "groupId": id })
 }
 
-fn gm(id: &str, m: &str) -> Value {
+pub(crate) fn gm(id: &str, m: &str) -> Value {
     json!({ "groupId": id, "memberId": m })
 }
 
-fn offset_key(group: &str, topic: &str, partition: i32) -> Value {
+pub(crate) fn offset_key(group: &str, topic: &str, partition: i32) -> Value {
     json!({"group": group, "topic": topic, "partition": partition})
 }
 
 /// An offset commit (key version 1, value version 3) committed at `T`.
-fn commit(group: &str, topic: &str, partition: i32, offset: i64) -> Spec {
+pub(crate) fn commit(group: &str, topic: &str, partition: i32, offset: i64) -> Spec {
     (
         1,
         offset_key(group, topic, partition),
@@ -103,7 +103,7 @@ fn commit_v1(group: &str, topic: &str, partition: i32, offset: i64, expire: i64)
 }
 
 /// The tombstone of an offset (key version 1).
-fn offset_tombstone(group: &str, topic: &str, partition: i32) -> Spec {
+pub(crate) fn offset_tombstone(group: &str, topic: &str, partition: i32) -> Spec {
     (1, offset_key(group, topic, partition), None)
 }
 
@@ -154,17 +154,17 @@ fn classic(group: &str, generation: i32, members: &[(&str, Option<&str>)]) -> Sp
 }
 
 /// `newGroupMetadataTombstoneRecord`: the tombstone of a classic group.
-fn classic_tombstone(group: &str) -> Spec {
+pub(crate) fn classic_tombstone(group: &str) -> Spec {
     (2, json!({"group": group}), None)
 }
 
 /// A tombstone of record type `t` with key `key`.
-fn tombstone(t: i16, key: Value) -> Spec {
+pub(crate) fn tombstone(t: i16, key: Value) -> Spec {
     (t, key, None)
 }
 
 /// `[(topic id, partitions)]` as a record's topic-partition list.
-fn parts(list: &[(&str, &[i32])]) -> Value {
+pub(crate) fn parts(list: &[(&str, &[i32])]) -> Value {
     Value::Array(
         list.iter()
             .map(|(t, p)| json!({"topicId": t, "partitions": p}))
@@ -173,7 +173,7 @@ fn parts(list: &[(&str, &[i32])]) -> Value {
 }
 
 /// Consumer group metadata (type 3): the group epoch.
-fn group_epoch(group: &str, epoch: i32) -> Spec {
+pub(crate) fn group_epoch(group: &str, epoch: i32) -> Spec {
     (3, g(group), Some((0, json!({"epoch": epoch}))))
 }
 
@@ -190,7 +190,7 @@ fn partition_metadata(group: &str) -> Spec {
 }
 
 /// Consumer group member metadata (type 5).
-fn member(group: &str, m: &str) -> Spec {
+pub(crate) fn member(group: &str, m: &str) -> Spec {
     (
         5,
         gm(group, m),
@@ -203,12 +203,12 @@ fn member(group: &str, m: &str) -> Spec {
 }
 
 /// Consumer group target assignment metadata (type 6): the assignment epoch.
-fn target_epoch(group: &str, epoch: i32) -> Spec {
+pub(crate) fn target_epoch(group: &str, epoch: i32) -> Spec {
     (6, g(group), Some((0, json!({"assignmentEpoch": epoch}))))
 }
 
 /// Consumer group target assignment of one member (type 7).
-fn target(group: &str, m: &str, p: &[(&str, &[i32])]) -> Spec {
+pub(crate) fn target(group: &str, m: &str, p: &[(&str, &[i32])]) -> Spec {
     (
         7,
         gm(group, m),
@@ -217,7 +217,14 @@ fn target(group: &str, m: &str, p: &[(&str, &[i32])]) -> Spec {
 }
 
 /// Consumer group current member assignment (type 8).
-fn current(group: &str, m: &str, epoch: i32, prev: i32, state: i8, p: &[(&str, &[i32])]) -> Spec {
+pub(crate) fn current(
+    group: &str,
+    m: &str,
+    epoch: i32,
+    prev: i32,
+    state: i8,
+    p: &[(&str, &[i32])],
+) -> Spec {
     (
         8,
         gm(group, m),
@@ -234,7 +241,7 @@ fn current(group: &str, m: &str, epoch: i32, prev: i32, state: i8, p: &[(&str, &
 
 /// The `__consumer_offsets` partition `group` lives in with 50 partitions
 /// (`Utils.abs(groupId.hashCode) % 50`).
-fn offsets_partition(group: &str) -> i32 {
+pub(crate) fn offsets_partition(group: &str) -> i32 {
     // The group coordinator places an id as the transaction coordinator does (the same
     // `Utils.abs(hashCode) % count`): the project's one implementation of it.
     klogscan::discover::identity::transaction_partition_for(group, 50)
@@ -242,12 +249,12 @@ fn offsets_partition(group: &str) -> i32 {
 
 /// The coordinator's partitions being written: each group's records go to its partition.
 #[derive(Default, Clone)]
-struct Coord {
-    logs: BTreeMap<i32, GroupLog>,
+pub(crate) struct Coord {
+    pub(crate) logs: BTreeMap<i32, GroupLog>,
 }
 
 impl Coord {
-    fn new() -> Coord {
+    pub(crate) fn new() -> Coord {
         Coord::default()
     }
 
@@ -256,19 +263,19 @@ impl Coord {
     }
 
     /// One batch of `group`'s records, written without a producer id.
-    fn batch(&mut self, group: &str, recs: Vec<Spec>) -> &mut Self {
+    pub(crate) fn batch(&mut self, group: &str, recs: Vec<Spec>) -> &mut Self {
         self.log(group).batch(recs);
         self
     }
 
     /// One transactional batch of producer `pid` holding `group`'s records.
-    fn txn(&mut self, pid: i64, group: &str, recs: Vec<Spec>) -> &mut Self {
+    pub(crate) fn txn(&mut self, pid: i64, group: &str, recs: Vec<Spec>) -> &mut Self {
         self.log(group).txn_batch(pid, recs);
         self
     }
 
     /// The COMMIT (or ABORT) marker of `pid` in `group`'s partition.
-    fn marker(&mut self, pid: i64, group: &str, commit: bool) -> &mut Self {
+    pub(crate) fn marker(&mut self, pid: i64, group: &str, commit: bool) -> &mut Self {
         self.log(group).marker(pid, commit);
         self
     }

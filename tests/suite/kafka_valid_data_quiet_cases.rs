@@ -24,7 +24,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod compaction;
-mod coordinators;
+pub(crate) mod coordinators;
 mod layout;
 mod producers;
 mod txns;

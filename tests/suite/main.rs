@@ -71,6 +71,7 @@ mod identity_compaction;
 mod identity_inputs;
 mod identity_joins;
 mod index_files;
+mod kafka_cgcaudit_cases;
 mod kafka_ckaudit_cases;
 mod kafka_cleaner_cases;
 mod kafka_cleaner_round2_cases;

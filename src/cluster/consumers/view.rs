@@ -125,7 +125,9 @@ pub struct ConsumerRow {
     pub coordinator: Placement,
     /// The data partition, when it is in the inputs (same cluster).
     pub data: Option<PartitionState>,
-    /// High watermark − committed offset (a lower bound: the checkpoint lags).
+    /// High watermark − committed offset (a lower bound: the checkpoint lags). The three
+    /// lags are `None` for a negative committed offset, which is no position (the admin
+    /// reads it as no committed offset, and `kafka-consumer-groups.sh` prints no lag).
     pub lag_high_watermark: Option<i64>,
     /// Last stable offset − committed offset (what a `read_committed` group can read).
     pub lag_last_stable: Option<i64>,
@@ -390,7 +392,7 @@ fn data_copy(
         .ok_or(true)
 }
 
-/// Each group's applied committed offset on each partition of `report` (aligned with
+/// Each group's applied, non-negative committed offset on each partition of `report` (aligned with
 /// `report.partitions`, sorted by offset then group), as the view matches them, from what
 /// the scan's walk kept of `__consumer_offsets` (for the HTML timelines: no file is read).
 pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
@@ -401,7 +403,10 @@ pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
         let Some(o) = &co.carried.cluster_inputs.group_offsets else {
             continue;
         };
-        for c in o.commits.iter().filter(|c| c.pending_producer.is_none()) {
+        // A negative committed offset is no position (`ConsumerRow`'s lags): not marked.
+        let applied =
+            (o.commits.iter()).filter(|c| c.pending_producer.is_none() && c.commit.offset >= 0);
+        for c in applied {
             if let Ok(d) = data_copy(
                 report,
                 &by_tp,
@@ -644,7 +649,13 @@ fn row(
     coordinator: Placement,
     data: Option<PartitionState>,
 ) -> ConsumerRow {
-    let lag = |o: Option<i64>| o.map(|o| o - c.commit.offset);
+    // A negative committed offset is no position: the admin reads one as no committed
+    // offset (`ListConsumerGroupOffsetsHandler.handleResponse`) and the describe prints no
+    // lag for it (`ConsumerGroupCommand.ConsumerGroupService.getLag`).
+    let lag = |o: Option<i64>| {
+        o.filter(|_| c.commit.offset >= 0)
+            .map(|o| o - c.commit.offset)
+    };
     let (hw, lso, leo) = match &data {
         Some(d) if !d.partially_read => (
             lag(d.high_watermark),

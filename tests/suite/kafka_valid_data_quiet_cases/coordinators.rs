@@ -28,7 +28,7 @@ fn b64(b: &[u8]) -> String {
 }
 
 /// `ConsumerProtocolSubscription` v0: the topics, no user data.
-fn subscription(topics: &[&str]) -> String {
+pub(crate) fn subscription(topics: &[&str]) -> String {
     let mut b = 0i16.to_be_bytes().to_vec();
     b.extend_from_slice(&(topics.len() as i32).to_be_bytes());
     for t in topics {
@@ -40,7 +40,7 @@ fn subscription(topics: &[&str]) -> String {
 }
 
 /// `ConsumerProtocolAssignment` v0: `topic`'s `partitions`, no user data.
-fn assignment(topic: &str, partitions: &[i32]) -> String {
+pub(crate) fn assignment(topic: &str, partitions: &[i32]) -> String {
     let mut b = 0i16.to_be_bytes().to_vec();
     b.extend_from_slice(&1i32.to_be_bytes());
     b.extend_from_slice(&(topic.len() as i16).to_be_bytes());
