@@ -47,7 +47,8 @@ mod truncation;
 mod unreplicated;
 pub(crate) use truncation::truncation_point;
 use truncation::{
-    Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
+    Truncation, epochs_in_one_copy, lineages, pending_truncation, with_epochs_in_one_copy,
+    with_high_watermarks, with_truncation, without_epochs,
 };
 pub(crate) use unreplicated::demote_unreplicated_markers;
 
@@ -619,6 +620,8 @@ pub fn check(
             );
             if let Some(hws) = no_epochs {
                 f = with_high_watermarks(f, &d, hws);
+            } else if epochs_in_one_copy(&lines[0], &lines[1]) {
+                f = with_epochs_in_one_copy(f);
             }
             extra.entry(i).or_default().push(f);
         }
