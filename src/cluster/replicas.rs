@@ -43,6 +43,7 @@ use crate::partition::results::ScanOptions;
 use crate::partition::walked::SegmentNames;
 use crate::read::segment::{self, Item, MmapMode, walk_entries_items};
 
+mod tail;
 mod truncation;
 mod unreplicated;
 pub(crate) use truncation::truncation_point;
@@ -576,7 +577,14 @@ pub fn check(
             (fa, fb) = (keep(ba), keep(bb));
             (&fa[..], &fb[..])
         };
-        if let Some(d) = diverge(ba, bb) {
+        let Some(d) = diverge(ba, bb) else {
+            let keys = [(ba, sa), (bb, sb)];
+            if let Some((k, f)) = tail::acknowledged_tail(report, inv, ((i, di), (j, dj)), keys) {
+                extra.entry(k).or_default().push(f);
+            }
+            continue;
+        };
+        {
             let r = &report.partitions[i];
             // Each broker's cleaner compacts its own copy on its own schedule
             // (`LogCleaner`; `MemoryRecords.filterTo` keeps a v2 batch's offsets), and
