@@ -126,7 +126,9 @@ fn a_follower_that_fetched_a_prefix_of_the_leaders_epochs_truncates_nothing() {
 /// `Partition.makeLeader` assigns 1 at the log end, 2, in its cache, no batch of it),
 /// `testCorruptMessage` (the corrupted response is never appended; the retried fetch appends
 /// a, b), `testUnknownLeaderEpochInTruncation` (a fetched once the leader reached the
-/// follower's epoch) and `testFencedOffsetResetAfterOutOfRange` (the follower stays empty).
+/// follower's epoch), `testFencedTruncation` and `testFencedOffsetResetAfterOutOfRange` (the
+/// follower, fenced, stays empty) and `testRetryAfterUnknownLeaderEpochInLatestOffsetFetch`
+/// (the follower, below the leader's log start 2, ends holding the leader's c@4 from 2).
 /// The follower's latest epoch ends on the leader at or past its own log end: nothing is
 /// truncated and nothing differs. Near miss: the follower's record at 1 has another value
 /// within epoch 0 — a divergence no truncation removes (the epochs agree), it survives.
@@ -145,6 +147,14 @@ fn a_follower_holding_what_the_leader_sent_is_consistent() {
         (
             copy(1, epochs(1, &[(2, "b".into()), (4, "c".into())]), 2),
             copy(2, epochs(0, &[]), 0),
+        ),
+        (
+            copy(1, epochs(0, &[(1, "a".into()), (1, "b".into())]), 2),
+            copy(2, epochs(0, &[]), 0),
+        ),
+        (
+            copy(1, epochs(2, &[(4, "c".into())]), 3),
+            copy(2, epochs(2, &[(4, "c".into())]), 3),
         ),
     ] {
         assert_eq!(verdict(&check(vec![leader, follower])), None);

@@ -135,3 +135,64 @@ fn a_followers_tail_past_the_leaders_epoch_end_is_cut() {
     let v = check(vec![leader(), follower(17)]);
     assert_eq!(verdict(&v), None);
 }
+
+/// `PartitionTest.testUseCheckpointToInitializeHighWatermark`: a replica of six records at
+/// epoch 5 whose `replication-offset-checkpoint` says 4 starts (made leader at epoch 6) with
+/// high watermark 4 — the checkpoint is what the broker knows was acknowledged. As files:
+/// broker 2 holds those six records, checkpoint 4; broker 1, holding 0–3, was elected at epoch 6
+/// at its log end 4 (cache `6 4`, no batch yet). Broker 2, following, truncates to 4 (epoch 5
+/// ends at 4 on the leader): its records 4–5 were not acknowledged as far as its checkpoint
+/// says — nothing is said. Near miss: its checkpoint 5 — offset 4 was acknowledged and is
+/// lost (error, broker 2 truncating to 4).
+#[test]
+fn the_checkpointed_high_watermark_bounds_what_a_cut_tail_loses() {
+    let elected = || copy(1, epochs(0, &run(5, "v", 0, 4)), 4).checkpoint("0\n2\n5 0\n6 4\n");
+    let old = |hw| copy(2, epochs(0, &run(5, "v", 0, 6)), hw);
+    assert_eq!(verdict(&check(vec![elected(), old(4)])), None);
+    let v = check(vec![elected(), old(5)]);
+    assert_eq!(verdict(&v), truncates(4, 2, 4, Severity::Error));
+    assert_eq!(divergence(&v).evidence["tail"]["first_offset"], 4);
+}
+
+/// `LeaderEpochIntegrationTest.shouldIncreaseLeaderEpochBetweenLeaderRestarts` and
+/// `LeaderEpochIntegrationTest.shouldSupportRequestsForEpochsNotOnTheLeader`: the single
+/// replica, bounced twice, wrote one record at each of epochs 0, 2 and 4 (the odd epochs had
+/// no leader); asked for epoch 1 it answers epoch 0 ending at 1, for 3 epoch 2 ending at 2, for
+/// 4 its log end 3. As followers of that leader (broker 1): a copy whose latest epoch is 1
+/// (its record at 1 another one) truncates to 1, a copy whose latest is 3 (its record at 2
+/// another one) truncates to 2 — each its own end of the epoch the leader named, no later than
+/// the leader's. Near miss: the same copies holding the leader's records (the epoch field is
+/// outside the CRC): nothing differs. (Epoch 5, above the leader's, answered undefined: on
+/// disk a copy with a batch of epoch 5 is the newer leader's — not expressible.)
+#[test]
+fn a_leader_answers_an_epoch_it_never_held_with_the_epoch_below() {
+    let leader = || {
+        copy(
+            1,
+            epochs(0, &[(0, "a".into()), (2, "b".into()), (4, "c".into())]),
+            3,
+        )
+    };
+    let cases = [
+        (vec![(0, "a".to_string()), (1, "x".to_string())], 1),
+        (
+            vec![
+                (0, "a".to_string()),
+                (2, "b".to_string()),
+                (3, "x".to_string()),
+            ],
+            2,
+        ),
+    ];
+    for (follower, point) in cases {
+        let v = check(vec![leader(), copy(2, epochs(0, &follower), point)]);
+        assert_eq!(verdict(&v), truncates(point, 2, point, Severity::Warning));
+        let same: Vec<(i32, String)> = (follower.iter().enumerate())
+            .map(|(o, (e, _))| (*e, ["a", "b", "c"][o].to_string()))
+            .collect();
+        assert_eq!(
+            verdict(&check(vec![leader(), copy(2, epochs(0, &same), point)])),
+            None
+        );
+    }
+}
