@@ -77,10 +77,10 @@ pub(super) fn acknowledged_tail(
     let mut f = Finding::new(Kind::ReplicaDivergence, &rb.topic, rb.partition, message)
         .offset(from)
         .evidence(evidence)
-        .broker(&format!(
+        .broker(format!(
             "the replica behind in leader epochs truncates to offset {to} when it follows (AbstractFetcherThread.getOffsetTruncationState) and its records from offset {from} are gone from it"
         ))
-        .remediation(&format!(
+        .remediation(format!(
             "copy {}'s directory before it follows (the other copy lacks its acknowledged offsets {from}..{}); look for the unclean election in the leadership history (klogscan history)",
             rb.path,
             acked_end - 1
