@@ -56,7 +56,7 @@ pub(super) fn acknowledged_tail(
     let common = common_range(keys[0].0, keys[1].0);
     let acked_end = hw.min(end);
     let message = format!(
-        "replicas {} and {} hold the same batches where both hold offsets{}, but {} is behind in leader epochs and holds offsets {from}..{} past the other's log end {other_end}: following the other it truncates to offset {to} (AbstractFetcherThread.getOffsetTruncationState) and its records at [{from}, {acked_end}), below its checkpointed high watermark {hw}, are replaced — acknowledged data lost",
+        "replicas {} and {} hold the same batches where both hold offsets{}, but {} is behind in leader epochs and holds offsets {from}..{} past the other's log end {other_end}: following the other it truncates to offset {to} (AbstractFetcherThread.getOffsetTruncationState) and its records at [{from}, {acked_end}), below its checkpointed high watermark {hw}, are removed and the other copy lacks them — acknowledged data lost",
         pa.path,
         pb.path,
         common.map_or_else(String::new, |(f, l)| format!(" ({f}..={l})")),
@@ -81,9 +81,8 @@ pub(super) fn acknowledged_tail(
             "the replica behind in leader epochs truncates to offset {to} when it follows (AbstractFetcherThread.getOffsetTruncationState) and its records from offset {from} are gone from it"
         ))
         .remediation(format!(
-            "copy {}'s directory before it follows (the other copy lacks its acknowledged offsets {from}..{}); look for the unclean election in the leadership history (klogscan history)",
-            rb.path,
-            acked_end - 1
+            "copy {}'s directory before it follows (the other copy lacks its acknowledged offsets [{from}, {acked_end})); look for the unclean election in the leadership history (klogscan history)",
+            rb.path
         ));
     f.severity = Severity::Error;
     if let Some(k) = batch {
