@@ -43,11 +43,13 @@ use crate::partition::results::ScanOptions;
 use crate::partition::walked::SegmentNames;
 use crate::read::segment::{self, Item, MmapMode, walk_entries_items};
 
+mod tail;
 mod truncation;
 mod unreplicated;
 pub(crate) use truncation::truncation_point;
 use truncation::{
-    Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
+    Truncation, epochs_in_one_copy, lineages, pending_truncation, with_epochs_in_one_copy,
+    with_high_watermarks, with_truncation, without_epochs,
 };
 pub(crate) use unreplicated::demote_unreplicated_markers;
 
@@ -575,7 +577,14 @@ pub fn check(
             (fa, fb) = (keep(ba), keep(bb));
             (&fa[..], &fb[..])
         };
-        if let Some(d) = diverge(ba, bb) {
+        let Some(d) = diverge(ba, bb) else {
+            let keys = [(ba, sa), (bb, sb)];
+            if let Some((k, f)) = tail::acknowledged_tail(report, inv, ((i, di), (j, dj)), keys) {
+                extra.entry(k).or_default().push(f);
+            }
+            continue;
+        };
+        {
             let r = &report.partitions[i];
             // Each broker's cleaner compacts its own copy on its own schedule
             // (`LogCleaner`; `MemoryRecords.filterTo` keeps a v2 batch's offsets), and
@@ -619,6 +628,8 @@ pub fn check(
             );
             if let Some(hws) = no_epochs {
                 f = with_high_watermarks(f, &d, hws);
+            } else if epochs_in_one_copy(&lines[0], &lines[1]) {
+                f = with_epochs_in_one_copy(f);
             }
             extra.entry(i).or_default().push(f);
         }

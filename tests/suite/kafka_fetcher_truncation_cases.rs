@@ -29,7 +29,7 @@ const T0: i64 = 1_700_000_000_000;
 /// `n` single-record batches of leader epoch `epoch` from offset `from`, valued
 /// `<tag><offset>`: two copies given the same runs hold the same bytes (the values and the
 /// timestamps follow from the offsets; `partitionLeaderEpoch` is outside the CRC).
-fn run(epoch: i32, tag: &str, from: i64, n: i64) -> Vec<(i32, String)> {
+pub(crate) fn run(epoch: i32, tag: &str, from: i64, n: i64) -> Vec<(i32, String)> {
     (from..from + n)
         .map(|o| (epoch, format!("{tag}{o}")))
         .collect()
@@ -37,7 +37,7 @@ fn run(epoch: i32, tag: &str, from: i64, n: i64) -> Vec<(i32, String)> {
 
 /// `orders-0` from offset `start`, one single-record batch per `(epoch, value)`, the batch at
 /// offset `o` stamped `T0 + o` seconds.
-fn log(start: i64, batches: &[(i32, String)]) -> PartitionBuilder {
+pub(crate) fn log(start: i64, batches: &[(i32, String)]) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0)
         .start_offset(start)
         .start_time(T0);
@@ -53,7 +53,7 @@ fn log(start: i64, batches: &[(i32, String)]) -> PartitionBuilder {
     p
 }
 
-fn cat(parts: &[Vec<(i32, String)>]) -> Vec<(i32, String)> {
+pub(crate) fn cat(parts: &[Vec<(i32, String)>]) -> Vec<(i32, String)> {
     parts.iter().flatten().cloned().collect()
 }
 
@@ -580,7 +580,7 @@ fn an_epoch_replaced_before_any_write_still_measures_the_old_leaders_loss() {
 // ---------------------------------------------------------------------------------------------
 
 /// `orders-0` in magic-1 messages, one per offset, valued `<tag><offset>` per `(tag, n)` run.
-fn legacy_log(runs: &[(&str, i64)]) -> PartitionBuilder {
+pub(crate) fn legacy_log(runs: &[(&str, i64)]) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0).start_time(T0);
     let mut off = 0i64;
     for &(tag, n) in runs {

@@ -85,6 +85,7 @@ mod kafka_dump_tool_cases;
 mod kafka_elr_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;
+mod kafka_fetchaudit_cases;
 mod kafka_fetcher_truncation_cases;
 mod kafka_format_cases;
 mod kafka_group_replay_cases;

@@ -212,12 +212,30 @@ pub(super) fn lineages(
 ) -> [Lineage; 2] {
     let lineage = |(k, dir): ScannedCopy<'_>| {
         let r = &report.partitions[k];
-        (
-            k,
-            crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r),
-        )
+        let l = crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r);
+        (k, from_log_start(l, r.log_start_offset))
     };
     [lineage(a), lineage(b)]
+}
+
+/// Lineage `l` as the broker's cache holds it above log start `start`: the entries starting
+/// at or below it are dropped and the last of them kept, moved to `start`
+/// (`LeaderEpochFileCache.truncateFromStartAsyncFlush`, run when the log start moves —
+/// `UnifiedLog.maybeIncrementLogStartOffset`, retention and `DeleteRecords` — and again at
+/// load from the `log-start-offset-checkpoint`, `LogLoader.load`). A leader whose log start
+/// moved past an epoch answers that epoch as below its oldest entry
+/// (`PartitionTest.testLastFetchedOffsetValidation`: epoch 2 ends at 5 once the log starts
+/// at 5, not where the batches left at 0..4 say).
+fn from_log_start(l: Vec<(i32, i64)>, start: Option<i64>) -> Vec<(i32, i64)> {
+    let Some(s) = start else { return l };
+    let k = l.iter().take_while(|e| e.1 <= s).count();
+    if k == 0 {
+        return l;
+    }
+    let mut out = Vec::with_capacity(l.len() - k + 1);
+    out.push((l[k - 1].0, s));
+    out.extend_from_slice(&l[k..]);
+    out
 }
 
 /// What the replica behind in epochs does with the divergence ([`pending_truncation`]).
@@ -244,6 +262,28 @@ pub(super) fn without_epochs(
         let hw = |k: usize| report.partitions[k].high_watermark;
         (hw(la.0), hw(lb.0))
     })
+}
+
+/// Whether exactly one of the two copies has leader epochs (the other's batches are all
+/// before message format v2: its cache is empty, `UnifiedLog.append` clears it on such a
+/// batch).
+pub(super) fn epochs_in_one_copy(la: &Lineage, lb: &Lineage) -> bool {
+    la.1.is_empty() != lb.1.is_empty()
+}
+
+/// What a follower does with divergence `d` when only one copy has leader epochs: the two
+/// readings the files cannot tell apart. The copy without epochs, following, truncates to
+/// its high watermark (`AbstractFetcherThread.truncateToHighWatermark`). The copy with
+/// epochs, following a leader whose cache is empty (`UnifiedLog.endOffsetForEpoch` answers
+/// nothing), truncates to its initial fetch offset, its high watermark, before truncation on
+/// fetch (inter-broker protocol below 2.7: `getOffsetTruncationState` on an undefined answer,
+/// `ReplicaFetcherThreadTest.shouldTruncateToInitialFetchOffsetIfLeaderReturnsUndefinedOffset`);
+/// with it, the leader fails its last fetched epoch as out of range (`Partition.readRecords`)
+/// and it truncates only to the leader's log end, and only when its own is past it
+/// (`fetchOffsetAndTruncate`). So nothing is said of whether the divergence survives.
+pub(super) fn with_epochs_in_one_copy(mut f: Finding) -> Finding {
+    f.broker_behaviour = "only one copy has leader epochs (the other's batches are before message format v2): a follower without epochs truncates to its high watermark (AbstractFetcherThread.truncateToHighWatermark); a follower with epochs, following a leader without an epoch cache, truncates to its high watermark before truncation on fetch (inter-broker protocol below 2.7) and otherwise only to the leader's log end when its own is past it (Partition.readRecords answers out of range, fetchOffsetAndTruncate): whether the divergence survives depends on which copy follows and on the protocol, which the files do not tell".into();
+    f
 }
 
 /// What the high-watermark truncation of copies without epochs ([`without_epochs`]) does
@@ -298,7 +338,20 @@ fn show(h: Option<i64>) -> String {
 
 #[cfg(test)]
 mod truncation_tests {
-    use super::truncation_point;
+    use super::{from_log_start, truncation_point};
+
+    /// `LeaderEpochFileCacheTest.shouldUpdateOffsetBetweenEpochBoundariesOnClearEarliest` and
+    /// `shouldRetainLatestEpochOnClearAllEarliestAndUpdateItsOffset`, as the lineage a copy
+    /// answers from: the last entry at or below the log start moves to it.
+    #[test]
+    fn the_log_start_moves_the_oldest_entry_up() {
+        let l = vec![(2, 6), (3, 8), (4, 11)];
+        assert_eq!(from_log_start(l.clone(), Some(9)), [(3, 9), (4, 11)]);
+        assert_eq!(from_log_start(l.clone(), Some(8)), [(3, 8), (4, 11)]);
+        assert_eq!(from_log_start(l.clone(), Some(5)), l);
+        assert_eq!(from_log_start(l.clone(), Some(15)), [(4, 15)]);
+        assert_eq!(from_log_start(l.clone(), None), l);
+    }
 
     /// `getOffsetTruncationState` until the epochs agree: the follower [1@0, 3@30, 5@60]
     /// against the leader [1@0, 2@20, 4@50, 6@75] (log end 80) truncates to 60 (epoch 4
