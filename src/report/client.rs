@@ -242,7 +242,7 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             class: NotAProducerError,
             behaviour: "no exception",
             consumers: Some(
-                "consumers fetching from different replicas (after a leader change) read different records at the same offsets",
+                "consumers fetching from different replicas (after a leader change) read different records at the same offsets, or records that the truncated replica no longer holds",
             ),
         },
         Kind::CommittedOffsetBeyondLogEnd => consumer(
