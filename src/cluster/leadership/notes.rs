@@ -6,6 +6,7 @@
 
 use super::ClusterHistory;
 use crate::finding::{Finding, Kind, Severity};
+use crate::read::format::checkpoint::encode_uuid;
 use serde::Serialize;
 
 const TOPIC: &str = "__cluster_metadata";
@@ -142,6 +143,9 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
         out.push(f);
     }
     if let Some(f) = broker_change_rejected(h, path) {
+        out.push(f);
+    }
+    if let Some(f) = topic_rejected(h, path) {
         out.push(f);
     }
     for (offset, why) in &h.history.txn_errors {
@@ -391,6 +395,49 @@ fn broker_change_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
         }))
         .broker(broker)
         .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller writes these records only for a registered broker at its epoch, so the log was rewritten, lost records or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The first `TopicRecord` of a live topic's name (`replay::RefusedTopic`): every controller
+/// loading the log stops there; brokers apply it.
+fn topic_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_topics;
+    let first = refused.first()?;
+    let same = first.topic_id == first.live_id;
+    let (id, live) = (encode_uuid(&first.topic_id), encode_uuid(&first.live_id));
+    let what = if same {
+        format!("with the topic id it is live under ({id})")
+    } else {
+        format!("under topic id {id} while it is live under {live}")
+    };
+    let broker = if same {
+        "a broker applies it: its image takes a new topic of that id without the partitions it had (TopicsDelta.replay starts the topic's delta from an empty image), which the history does not follow (it keeps them)"
+    } else {
+        "a broker applies it: its image holds both topic ids, the name pointing to the new one"
+    };
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: a TopicRecord creates {} {what}: a controller replaying it throws (\"Found duplicate TopicRecord for …\") and stops; {broker}{}",
+                first.offset,
+                crate::escape::text(&first.topic),
+                more(refused.len())
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": "TopicRecord",
+            "topic": first.topic,
+            "topic_id": id,
+            "live_topic_id": live,
+            "rejected_records": refused.len(),
+            "metadata_log": path,
+        }))
+        .broker("ReplicationControlManager.replay throws on a TopicRecord whose name is live (no RemoveTopicRecord in between), whatever its id: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; brokers apply it (TopicsDelta.replay checks nothing)")
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller creates a topic only under a name not in use (CreateTopics answers TOPIC_ALREADY_EXISTS), so the log was rewritten, lost a RemoveTopicRecord or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
     )
 }
 

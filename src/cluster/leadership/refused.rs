@@ -10,7 +10,9 @@
 //!   ([`RefusedRecoveryState`]);
 //! * a broker registration change of a broker, or at a broker epoch, the image does not
 //!   register, or with a fencing or controlled-shutdown value outside its enum
-//!   ([`RefusedBrokerChange`]).
+//!   ([`RefusedBrokerChange`]);
+//! * a `TopicRecord` of a topic name already live, which only a controller refuses
+//!   ([`RefusedTopic`]).
 
 use crate::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord, TopicId};
 use serde::{Deserialize, Serialize};
@@ -200,6 +202,20 @@ pub(super) fn broker_change(
         reason,
         brokers_skip,
     })
+}
+
+/// A `TopicRecord` of a name already live: `ReplicationControlManager.replay`
+/// throws ("Found duplicate TopicRecord for …", `ReplicationControlManagerTest.
+/// testDuplicateTopicIdReplay`), so every controller stops; a broker's `TopicsDelta.replay`
+/// takes it (a new topic image under the record's id; under the same id, one without the
+/// partitions before it), which the replay does not model: it keeps them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedTopic {
+    pub offset: i64,
+    pub topic: String,
+    pub topic_id: TopicId,
+    /// The id of the live topic of that name (the record's own, or another).
+    pub live_id: TopicId,
 }
 
 #[cfg(test)]

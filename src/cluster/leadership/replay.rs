@@ -20,7 +20,9 @@
 //!   registered (`refused`, kept in the history for `metadata_record_rejected`).
 
 use super::refused;
-pub use super::refused::{RefusedBrokerChange, RefusedDirectories, RefusedRecoveryState};
+pub use super::refused::{
+    RefusedBrokerChange, RefusedDirectories, RefusedRecoveryState, RefusedTopic,
+};
 use crate::read::format::metadata::{
     MetaRecord, NO_LEADER_CHANGE, PartitionChange, PartitionRecord, RESOURCE_BROKER,
     RESOURCE_TOPIC, TopicId,
@@ -287,6 +289,10 @@ pub struct History {
     /// registered, a value outside its enum): not applied where brokers skip them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused_broker_changes: Vec<RefusedBrokerChange>,
+    /// `TopicRecord`s naming a live topic, which a controller's replay throws on and brokers
+    /// apply (applied).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_topics: Vec<RefusedTopic>,
     /// The first offset the replay could not apply (`MetadataLog::gaps`; replay state):
     /// at and past it the registrations may lack one.
     #[serde(skip)]
@@ -406,7 +412,20 @@ pub fn replay_with_gaps(entries: &[MetaEntry], gaps: &[i64]) -> History {
 fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
     let (offset, time) = (e.offset, e.time);
     match &e.record {
+        // `ReplicationControlManager.replay` throws on a name already live (a controller
+        // stops); a broker's `TopicsDelta.replay` takes it. Judged only while no record the
+        // replay could not read (a removal) lies at or before it.
         MetaRecord::Topic { name, topic_id } => {
+            let sure = h.first_gap.is_none_or(|g| g > offset);
+            let live = names.iter().find(|(_, n)| *n == name);
+            if let (true, Some((live_id, _))) = (sure, live) {
+                h.refused_topics.push(refused::RefusedTopic {
+                    offset,
+                    topic: name.clone(),
+                    topic_id: *topic_id,
+                    live_id: *live_id,
+                });
+            }
             names.insert(*topic_id, name.clone());
             h.topics.push(TopicEvent {
                 offset,

@@ -320,3 +320,49 @@ fn a_snapshots_registrations_are_what_a_later_change_needs() {
         assert_eq!(zero.last(), Some(&BrokerChange::ControlledShutdown));
     }
 }
+
+/// `ReplicationControlManagerTest.testDuplicateTopicIdReplay`: a second `TopicRecord` of
+/// `orders` while it is live — under its own id, or under another — stops every controller
+/// (`ReplicationControlManager.replay`: "Found duplicate TopicRecord for …"); brokers apply
+/// it. One `metadata_record_rejected` naming the first, `live_topic_id` the live topic's id.
+/// Near miss: after a `RemoveTopicRecord` the name is free again (a topic re-created under a
+/// new id): nothing refused.
+#[test]
+fn a_topic_record_of_a_live_name_stops_the_controllers() {
+    let other = MetaRecord::Topic {
+        name: "orders".into(),
+        topic_id: [7; 16],
+    };
+    for (then, same) in [(topic("orders"), true), (other.clone(), false)] {
+        let b = cluster_of(&log_with(0, &[then]));
+        let v = b.check();
+        let f = refused(&v, "TopicRecord");
+        assert_eq!(f.evidence["topic"], "orders");
+        let ids = (&f.evidence["topic_id"], &f.evidence["live_topic_id"]);
+        assert_eq!(ids.0 == ids.1, same, "{ids:?}");
+        assert!(f.message.contains("a broker applies it"), "{}", f.message);
+    }
+    // near miss
+    let removed = MetaRecord::RemoveTopic {
+        topic_id: klogscan::testkit::files::topic_id_for("orders"),
+    };
+    let b = cluster_of(&log_with(0, &[removed, other]));
+    let v = b.check();
+    let none = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(none.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
+}
+
+/// The broker's side of a second `TopicRecord` under the live id: `TopicsDelta.replay` starts
+/// the topic's delta from an empty `TopicImage`, so the image after it holds none of the
+/// partitions the topic had (`orders-0` gone until a new `PartitionRecord`). The history
+/// keeps `orders-0` as it was.
+#[test]
+#[ignore = "divergence: a TopicRecord repeating a live topic's id leaves a broker's image without the topic's partitions; the history keeps them (not modelled: a partition's timeline is keyed by topic id and cannot start again under the same id)"]
+fn a_topic_record_repeating_a_live_id_empties_the_brokers_topic() {
+    let b = cluster_of(&log_with(0, &[topic("orders")]));
+    let h = history_of(&b);
+    assert!(
+        h.current_leader("orders", 0).is_none(),
+        "a broker's image has no orders-0"
+    );
+}
