@@ -148,7 +148,8 @@ fn events(b: &crate::kafka_quiet_cluster_cases::Brokers, id: i32) -> Vec<BrokerC
 /// for that id"), one `metadata_record_rejected` naming the first, no event of broker 4 in
 /// the history. Near misses: the same fence of broker 3 (registered at that epoch) is
 /// applied; broker 4's `RegisterBrokerRecord` kept raw before the fence (a version the
-/// table lacks: it may have registered the broker) — nothing refused, the fence applied.
+/// table lacks: it may have registered the broker), or a log starting above 0 without the
+/// snapshot below it — nothing refused, the fence applied.
 #[test]
 fn a_fence_of_a_broker_never_registered_is_refused() {
     let fence4 = [
@@ -181,6 +182,15 @@ fn a_fence_of_a_broker_never_registered_is_refused() {
         assert!(none.iter().all(|r| r.is_empty()), "{id}: {}", all_lines(&v));
         assert_eq!(events(&b, id).last(), Some(&BrokerChange::Fenced), "{id}");
     }
+    // a log whose segments start at 50 with no snapshot below: the registration may lie in
+    // the offsets no file holds (the history's gap at 0)
+    let mut m = MetaLog::starting_at(T0 - 60 * SEC, 50);
+    m.batch(&[metadata_version(23), broker_change(4, 40, 1, 0)]);
+    let b = crate::kafka_imgaudit_cases::brokers_with(&m, &[1, 2, 3], |_| Vec::new());
+    let v = b.check();
+    let none = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(none.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
+    assert_eq!(events(&b, 4), vec![BrokerChange::Fenced]);
 }
 
 /// `ClusterControlManagerTest.testReRegistrationAndBrokerEpoch`: broker 1 registers again
