@@ -17,7 +17,9 @@
 //! * A record a node's replay throws on is not applied where brokers skip it (their loader
 //!   logs it and goes on): replica directories not one per replica, a leader recovery state
 //!   `LeaderRecoveryState` does not know, a registration change of a broker or epoch not
-//!   registered (`refused`, kept in the history for `metadata_record_rejected`).
+//!   registered (`refused`, kept in the history for `metadata_record_rejected`). A record
+//!   only controllers refuse (an `UnregisterBrokerRecord` at another epoch, a `TopicRecord`
+//!   of a live topic's name) is kept aside too, and applied as brokers apply it.
 
 use super::refused;
 pub use super::refused::{
