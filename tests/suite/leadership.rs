@@ -336,8 +336,9 @@ fn metadata_transactions_apply_at_their_end_and_never_when_aborted_or_open() {
 /// `ClusterControlManager.replay`'s registrations: a `RegisterBrokerRecord` sets the
 /// broker's log dirs (`LogDirs`), a `BrokerRegistrationChangeRecord` of its epoch replaces
 /// them when it carries any (`replayRegistrationChange`), an `UnregisterBrokerRecord`
-/// removes the broker (`ClusterControlManagerTest.testUnregister`); a registration record
-/// kept raw leaves every registration unsure, and `RegisteredDirs` keeps only whole ones,
+/// removes the broker (`ClusterControlManagerTest.testUnregister`); a change of another epoch
+/// is refused and changes nothing; a registration record kept raw leaves every registration
+/// unsure, and `RegisteredDirs` keeps only whole ones,
 /// by directory id.
 #[test]
 fn registrations_keep_each_brokers_log_dirs_until_unregistered() {
@@ -376,15 +377,18 @@ fn registrations_keep_each_brokers_log_dirs_until_unregistered() {
         (regs[&1].offset, regs[&1].epoch, regs[&1].unsure),
         (0, 11, false)
     );
-    // Another epoch's change: the controller throws on it; broker 3's ids are unsure.
+    // Another epoch's change: a node's replay throws on it (`replayRegistrationChange`,
+    // `ClusterDelta.getBrokerOrThrow`): a broker skips it, and broker 3 keeps its ids.
     assert_eq!(
         (regs[&3].directories.clone(), regs[&3].unsure),
-        (vec![[0xd; 16]], true)
+        (vec![[0xd; 16]], false)
     );
+    let refused = &h.history.refused_broker_changes;
+    assert_eq!((refused.len(), refused[0].registered_epoch), (1, Some(13)));
     let dirs = leadership::RegisteredDirs::of(&h);
     assert_eq!(
         dirs.owners.keys().copied().collect::<Vec<_>>(),
-        vec![[0xa; 16], [0xe; 16]]
+        vec![[0xa; 16], [0xd; 16], [0xe; 16]]
     );
     assert_eq!(dirs.others(&[0xa; 16], 2), vec![(1, 0)]);
     assert!(dirs.others(&[0xa; 16], 1).is_empty(), "its own id");

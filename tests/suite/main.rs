@@ -82,6 +82,7 @@ mod kafka_consumer_validation_cases;
 mod kafka_coordinator_cases;
 mod kafka_dump_cases;
 mod kafka_dump_tool_cases;
+mod kafka_electaudit_cases;
 mod kafka_elr_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;

@@ -35,6 +35,7 @@ mod loss;
 mod notes;
 mod quorum_conflict;
 mod quorum_state;
+mod refused;
 mod stray;
 pub mod view;
 
@@ -66,7 +67,7 @@ pub struct ClusterHistory {
 impl ClusterHistory {
     /// Replay a decoded metadata log.
     pub fn from_log(source: Source, log: MetadataLog) -> Self {
-        let history = replay::replay(&log.entries);
+        let history = replay::replay_with_gaps(&log.entries, &log.gaps);
         let elections = elections::all(&history);
         ClusterHistory {
             source,

@@ -1,10 +1,12 @@
 //! What the metadata log says about itself: records that do not decode or that a node's replay
 //! refuses (a producer id block going back, a voter change of more than one voter, replica
-//! directories not one per replica), record types or versions this reader does not know, and
+//! directories not one per replica, a leader recovery state outside its enum, a broker
+//! registration change of a broker or epoch not registered), record types or versions this reader does not know, and
 //! metadata transactions the loader never applies.
 
 use super::ClusterHistory;
 use crate::finding::{Finding, Kind, Severity};
+use crate::read::format::checkpoint::encode_uuid;
 use serde::Serialize;
 
 const TOPIC: &str = "__cluster_metadata";
@@ -135,6 +137,15 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
         out.push(f);
     }
     if let Some(f) = directories_rejected(h, path) {
+        out.push(f);
+    }
+    if let Some(f) = recovery_state_rejected(h, path) {
+        out.push(f);
+    }
+    if let Some(f) = broker_change_rejected(h, path) {
+        out.push(f);
+    }
+    if let Some(f) = topic_rejected(h, path) {
         out.push(f);
     }
     for (offset, why) in &h.history.txn_errors {
@@ -274,6 +285,159 @@ fn directories_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
         }))
         .broker("PartitionRegistration refuses it (a PartitionRecord's directories through checkDirectories, a PartitionChangeRecord's through merge and the constructor): a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's metadata loader hands it to its fault handler, fatal only with the controller role (SharedServer): a broker logs it (metadata-load-error-count) and goes on without the record, its image of the partition as before")
         .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: no controller writes such a record (PartitionChangeBuilder sets one directory per replica), so the log was rewritten or written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The name of `topic_id` in `h`'s history (`?`: none), escaped.
+fn topic_name(h: &ClusterHistory, topic_id: &crate::read::format::metadata::TopicId) -> String {
+    let name = (h.history.topics.iter())
+        .find(|t| t.topic_id == *topic_id)
+        .map(|t| t.topic.as_str())
+        .unwrap_or("?");
+    crate::escape::text(name).into_owned()
+}
+
+/// "; N more such record(s) follow" when `n` > 1.
+fn more(n: usize) -> String {
+    if n > 1 {
+        format!("; {} more such record(s) follow", n - 1)
+    } else {
+        String::new()
+    }
+}
+
+/// The first partition record whose leader recovery state a node's replay refuses
+/// (`replay::RefusedRecoveryState`: `LeaderRecoveryState.of` or `changeTo` throws): as for
+/// replica directories, every controller loading the log stops there and a broker logs it
+/// and goes on without the record.
+fn recovery_state_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_recovery_states;
+    let first = refused.first()?;
+    let topic = topic_name(h, &first.topic_id);
+    let which = format!("{topic}-{}", first.partition);
+    let allowed = if first.record == "PartitionRecord" {
+        "RECOVERED (0) or RECOVERING (1)"
+    } else {
+        "RECOVERED (0), RECOVERING (1) or -1 (unchanged)"
+    };
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: a {} gives {which} the leader recovery state {}, not {allowed}: a node replaying it throws (IllegalArgumentException: not a valid leader recovery state) — a controller stops, a broker skips the record{}",
+                first.offset, first.record, first.leader_recovery_state, more(refused.len())
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": first.record,
+            "topic": topic,
+            "partition": first.partition,
+            "leader_recovery_state": first.leader_recovery_state,
+            "java_exception": "IllegalArgumentException",
+            "rejected_records": refused.len(),
+            "metadata_log": path,
+        }))
+        .broker("LeaderRecoveryState.of (a PartitionRecord, PartitionRegistration's constructor) or LeaderRecoveryState.changeTo (a PartitionChangeRecord, PartitionRegistration.merge) throws on any other value: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's metadata loader hands it to its fault handler, fatal only with the controller role (SharedServer): a broker logs it (metadata-load-error-count) and goes on without the record, its image of the partition as before")
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: no controller writes such a value (PartitionChangeBuilder writes RECOVERING on an unclean election and RECOVERED once the leader says it recovered), so the log was rewritten or written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The first broker registration record a node's replay throws on
+/// (`replay::RefusedBrokerChange`): every controller loading the log stops there; brokers
+/// skip a fence, unfence or registration change the same way (`ClusterDelta.replay`
+/// throws too) but apply an `UnregisterBrokerRecord`.
+fn broker_change_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_broker_changes;
+    let first = refused.first()?;
+    let registered = match first.registered_epoch {
+        Some(e) => format!("broker {} is registered at broker epoch {e}", first.broker),
+        None => format!("broker {} is not registered", first.broker),
+    };
+    let brokers = if first.brokers_skip {
+        "a broker skips the record"
+    } else {
+        "a broker applies it"
+    };
+    let broker = if first.brokers_skip {
+        "ClusterControlManager.replay (replayRegistrationChange) and the brokers' ClusterDelta.replay (getBrokerOrThrow) both need the broker registered at the record's broker epoch, and a BrokerRegistrationChangeRecord's Fenced and InControlledShutdown must be values of BrokerRegistrationFencingChange and BrokerRegistrationInControlledShutdownChange: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's metadata loader hands it to its fault handler, fatal only with the controller role (SharedServer): a broker logs it (metadata-load-error-count) and goes on without the record, the broker's registration, fencing and controlled shutdown as before"
+    } else {
+        "ClusterControlManager.replay of an UnregisterBrokerRecord needs the broker registered at the record's broker epoch: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker applies it (ClusterDelta.replay checks nothing: whatever registration it holds of the id goes)"
+    };
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: {} {} for broker {} at broker epoch {} — {registered}: a node replaying it throws ({}) — a controller stops, {brokers}{}",
+                first.offset,
+                if first.record.starts_with('U') { "an" } else { "a" },
+                first.record,
+                first.broker,
+                first.epoch,
+                first.reason,
+                more(refused.len())
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": first.record,
+            "broker_id": first.broker,
+            "broker_epoch": first.epoch,
+            "registered_epoch": first.registered_epoch,
+            "reason": first.reason,
+            "brokers_skip": first.brokers_skip,
+            "rejected_records": refused.len(),
+            "metadata_log": path,
+        }))
+        .broker(broker)
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller writes these records only for a registered broker at its epoch, so the log was rewritten, lost records or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The first `TopicRecord` of a live topic's name (`replay::RefusedTopic`): every controller
+/// loading the log stops there; brokers apply it.
+fn topic_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_topics;
+    let first = refused.first()?;
+    let same = first.topic_id == first.live_id;
+    let (id, live) = (encode_uuid(&first.topic_id), encode_uuid(&first.live_id));
+    let what = if same {
+        format!("with the topic id it is live under ({id})")
+    } else {
+        format!("under topic id {id} while it is live under {live}")
+    };
+    let broker = if same {
+        "a broker applies it: its image takes a new topic of that id without the partitions it had (TopicsDelta.replay starts the topic's delta from an empty image), which the history does not follow (it keeps them)"
+    } else {
+        "a broker applies it: its image holds both topic ids, the name pointing to the new one"
+    };
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: a TopicRecord creates {} {what}: a controller replaying it throws (\"Found duplicate TopicRecord for …\") and stops; {broker}{}",
+                first.offset,
+                crate::escape::text(&first.topic),
+                more(refused.len())
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": "TopicRecord",
+            "topic": first.topic,
+            "topic_id": id,
+            "live_topic_id": live,
+            "rejected_records": refused.len(),
+            "metadata_log": path,
+        }))
+        .broker("ReplicationControlManager.replay throws on a TopicRecord whose name is live (no RemoveTopicRecord in between), whatever its id: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; brokers apply it (TopicsDelta.replay checks nothing)")
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller creates a topic only under a name not in use (CreateTopics answers TOPIC_ALREADY_EXISTS), so the log was rewritten, lost a RemoveTopicRecord or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
     )
 }
 

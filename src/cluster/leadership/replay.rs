@@ -14,7 +14,17 @@
 //! * `ClearElrRecord` empties the ELR and last known ELR of a topic's partitions (all
 //!   topics when its name is empty), as `ReplicationControlManager.replay(ClearElrRecord)`.
 //! * `RemoveTopicRecord` ends the topic's partitions' timelines.
+//! * A record a node's replay throws on is not applied where brokers skip it (their loader
+//!   logs it and goes on): replica directories not one per replica, a leader recovery state
+//!   `LeaderRecoveryState` does not know, a registration change of a broker or epoch not
+//!   registered (`refused`, kept in the history for `metadata_record_rejected`). A record
+//!   only controllers refuse (an `UnregisterBrokerRecord` at another epoch, a `TopicRecord`
+//!   of a live topic's name) is kept aside too, and applied as brokers apply it.
 
+use super::refused;
+pub use super::refused::{
+    RefusedBrokerChange, RefusedDirectories, RefusedRecoveryState, RefusedTopic,
+};
 use crate::read::format::metadata::{
     MetaRecord, NO_LEADER_CHANGE, PartitionChange, PartitionRecord, RESOURCE_BROKER,
     RESOURCE_TOPIC, TopicId,
@@ -248,75 +258,6 @@ pub struct Orphan {
     pub partition: i32,
 }
 
-/// A partition record `PartitionRegistration` refuses for its replica directories: a
-/// `PartitionRecord` listing directories of another number than its replicas
-/// (`checkDirectories`: `InvalidReplicaDirectoriesException`), or a `PartitionChangeRecord`
-/// doing so for the replicas it sets, or leaving the partition with assigned directories
-/// of another number than its replicas (`merge`, then the constructor:
-/// `IllegalArgumentException`). Directories all MIGRATING (the zero id), or none, read as
-/// MIGRATING for every replica (`defaultToMigrating`) and are never refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefusedDirectories {
-    pub offset: i64,
-    /// `PartitionRecord` or `PartitionChangeRecord`.
-    pub record: String,
-    pub topic_id: TopicId,
-    pub partition: i32,
-    /// How many replicas and directories the partition would have.
-    pub replicas: usize,
-    pub directories: usize,
-    /// The Java exception the node's replay throws.
-    pub exception: String,
-}
-
-/// Whether `dirs` reads as MIGRATING for every replica (`PartitionRegistration`'s
-/// `migratingDirectories`: none, or every one the zero id).
-fn migrating(dirs: &[[u8; 16]]) -> bool {
-    dirs.iter().all(|d| *d == [0; 16])
-}
-
-/// [`RefusedDirectories`] of a `PartitionRecord`, if refused.
-fn refused_record(r: &PartitionRecord, offset: i64) -> Option<RefusedDirectories> {
-    (!r.directories.is_empty() && r.directories.len() != r.replicas.len()).then(|| {
-        RefusedDirectories {
-            offset,
-            record: "PartitionRecord".into(),
-            topic_id: r.topic_id,
-            partition: r.partition_id,
-            replicas: r.replicas.len(),
-            directories: r.directories.len(),
-            exception: "InvalidReplicaDirectoriesException".into(),
-        }
-    })
-}
-
-/// [`RefusedDirectories`] of a `PartitionChangeRecord` merged into `cur`, if refused.
-fn refused_change(
-    cur: &PartitionState,
-    c: &PartitionChange,
-    offset: i64,
-) -> Option<RefusedDirectories> {
-    let replicas = c.replicas.as_ref().unwrap_or(&cur.replicas).len();
-    let refused = |directories: usize, exception: &str| RefusedDirectories {
-        offset,
-        record: "PartitionChangeRecord".into(),
-        topic_id: c.topic_id,
-        partition: c.partition_id,
-        replicas,
-        directories,
-        exception: exception.into(),
-    };
-    if let (Some(r), Some(d)) = (&c.replicas, &c.directories)
-        && !d.is_empty()
-        && d.len() != r.len()
-    {
-        return Some(refused(d.len(), "InvalidReplicaDirectoriesException"));
-    }
-    let dirs = c.directories.as_ref().unwrap_or(&cur.directories);
-    (!migrating(dirs) && dirs.len() != replicas)
-        .then(|| refused(dirs.len(), "IllegalArgumentException"))
-}
-
 /// Everything the replay of one metadata log gives.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
@@ -342,6 +283,26 @@ pub struct History {
     /// does after its fault handler logs it; a controller stops there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused_directories: Vec<RefusedDirectories>,
+    /// Partition records whose leader recovery state `LeaderRecoveryState` refuses, not
+    /// applied (as [`History::refused_directories`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_recovery_states: Vec<RefusedRecoveryState>,
+    /// Broker registration records a node's replay throws on (a broker or broker epoch not
+    /// registered, a value outside its enum): not applied where brokers skip them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_broker_changes: Vec<RefusedBrokerChange>,
+    /// `TopicRecord`s naming a live topic, which a controller's replay throws on and brokers
+    /// apply (applied).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_topics: Vec<RefusedTopic>,
+    /// The first offset the replay could not apply (`MetadataLog::gaps`; replay state):
+    /// at and past it the registrations may lack one.
+    #[serde(skip)]
+    first_gap: Option<i64>,
+    /// A broker registration record was kept raw (replay state): any registration may
+    /// differ from what the replay holds.
+    #[serde(skip)]
+    raw_broker_record: bool,
     /// The next producer id the last `ProducerIdsRecord` applied set (replay state).
     #[serde(skip)]
     next_producer_id: Option<i64>,
@@ -382,9 +343,20 @@ impl History {
     }
 }
 
-/// Replay `entries` (snapshot first, then the log, in offset order).
+/// Replay `entries` (snapshot first, then the log, in offset order), taken as the whole
+/// log: [`replay_with_gaps`] without a gap.
 pub fn replay(entries: &[MetaEntry]) -> History {
-    let mut h = History::default();
+    replay_with_gaps(entries, &[])
+}
+
+/// Replay `entries`, which miss the records at `gaps` (`MetadataLog::gaps`: what the replay
+/// could not read). Past a gap a broker record is not refused for a registration the
+/// history lacks: the gap may hold it.
+pub fn replay_with_gaps(entries: &[MetaEntry], gaps: &[i64]) -> History {
+    let mut h = History {
+        first_gap: gaps.iter().min().copied(),
+        ..Default::default()
+    };
     let mut names: HashMap<TopicId, String> = HashMap::new();
     let mut pending: Option<(i64, Vec<&MetaEntry>)> = None;
     for e in entries {
@@ -442,7 +414,20 @@ pub fn replay(entries: &[MetaEntry]) -> History {
 fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
     let (offset, time) = (e.offset, e.time);
     match &e.record {
+        // `ReplicationControlManager.replay` throws on a name already live (a controller
+        // stops); a broker's `TopicsDelta.replay` takes it. Judged only while no record the
+        // replay could not read (a removal) lies at or before it.
         MetaRecord::Topic { name, topic_id } => {
+            let sure = h.first_gap.is_none_or(|g| g > offset);
+            let live = names.iter().find(|(_, n)| *n == name);
+            if let (true, Some((live_id, _))) = (sure, live) {
+                h.refused_topics.push(refused::RefusedTopic {
+                    offset,
+                    topic: name.clone(),
+                    topic_id: *topic_id,
+                    live_id: *live_id,
+                });
+            }
             names.insert(*topic_id, name.clone());
             h.topics.push(TopicEvent {
                 offset,
@@ -468,17 +453,29 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
         },
         // `PartitionRegistration` refuses replica directories of another number than the
         // replicas: the record is not applied (a controller's replay stops there).
-        MetaRecord::Partition(r) => match refused_record(r, offset) {
-            Some(x) => h.refused_directories.push(x),
-            None => apply_partition(h, names, r, e),
-        },
+        // So does `LeaderRecoveryState` a recovery state other than 0 or 1 (-1 too, for a
+        // change: no change).
+        MetaRecord::Partition(r) => {
+            if let Some(x) = refused::refused_record(r, offset) {
+                h.refused_directories.push(x);
+            } else if let Some(x) = refused::recovery_of_record(r, offset) {
+                h.refused_recovery_states.push(x);
+            } else {
+                apply_partition(h, names, r, e);
+            }
+        }
         MetaRecord::PartitionChange(c) => {
             let cur = (h.partitions.get(&(c.topic_id, c.partition_id)))
                 .filter(|t| t.removed_at.is_none())
                 .and_then(|t| t.current());
-            match cur.and_then(|s| refused_change(s, c, offset)) {
-                Some(x) => h.refused_directories.push(x),
-                None => apply_change(h, c, offset, time),
+            if let Some(x) =
+                cur.and_then(|s| refused::refused_change((&s.replicas, &s.directories), c, offset))
+            {
+                h.refused_directories.push(x);
+            } else if let Some(x) = cur.and(refused::recovery_of_change(c, offset)) {
+                h.refused_recovery_states.push(x);
+            } else {
+                apply_change(h, c, offset, time);
             }
         }
         MetaRecord::ClearElr { topic_name } => clear_elr(h, topic_name, offset, time),
@@ -618,7 +615,24 @@ fn clear_elr(h: &mut History, topic_name: &str, offset: i64, time: i64) {
 /// The broker registration records: registered, unregistered, fenced, unfenced, in
 /// controlled shutdown, and the log dirs each registered broker has
 /// ([`History::registrations`]). Any other record is not kept.
+///
+/// A record the node's replay throws on ([`RefusedBrokerChange`]) is kept aside and, where
+/// brokers skip it, not applied; a missing registration is judged only while the replay
+/// holds every registration (no gap at or before the record, no broker record kept raw).
 fn apply_broker(h: &mut History, record: &MetaRecord, e: &MetaEntry) {
+    let sure = !h.raw_broker_record && h.first_gap.is_none_or(|g| g > e.offset);
+    let registered = broker_id(record).and_then(|b| h.registrations.get(&b));
+    let epoch = registered.map(|r| r.epoch);
+    if let Some(x) = refused::broker_change(epoch, sure, record, e.offset) {
+        let skip = x.brokers_skip;
+        h.refused_broker_changes.push(x);
+        if skip {
+            return;
+        }
+    }
+    if matches!(record, MetaRecord::Unknown { api_key, .. } if BROKER_RECORDS.contains(api_key)) {
+        h.raw_broker_record = true;
+    }
     register(&mut h.registrations, record, e);
     let (offset, time) = (e.offset, e.time);
     let mut push = |broker: i32, change: BrokerChange| {
@@ -711,3 +725,13 @@ fn register(regs: &mut BTreeMap<i32, Registration>, record: &MetaRecord, e: &Met
 /// The api keys of `RegisterBrokerRecord`, `UnregisterBrokerRecord` and
 /// `BrokerRegistrationChangeRecord`.
 const BROKER_RECORDS: [i16; 3] = [0, 1, 17];
+
+/// The broker a registration change record names.
+fn broker_id(record: &MetaRecord) -> Option<i32> {
+    match record {
+        MetaRecord::FenceBroker { id, .. } | MetaRecord::UnfenceBroker { id, .. } => Some(*id),
+        MetaRecord::BrokerRegistrationChange(c) => Some(c.broker_id),
+        MetaRecord::UnregisterBroker { broker_id, .. } => Some(*broker_id),
+        _ => None,
+    }
+}
