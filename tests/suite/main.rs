@@ -122,6 +122,7 @@ mod kafka_quiet_streams_cases;
 mod kafka_quiet_tiered_cases;
 mod kafka_quiet_upgrade_cases;
 mod kafka_raftaudit_cases;
+mod kafka_fmtaudit_cases;
 mod kafka_recaudit_cases;
 mod kafka_remote_log_cases;
 mod kafka_remote_manager_cases;

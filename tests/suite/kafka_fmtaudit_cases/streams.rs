@@ -1,0 +1,110 @@
+//! `ByteBufferLogInputStreamTest`: what the client's batch iterator refuses that the
+//! broker's file reader (`FileLogInputStream`, `LogSegment.recover`) keeps.
+
+use super::{TOPIC, append_edited, plain, rec, write};
+use klogscan::finding::Kind;
+use klogscan::testkit::scenario::DEFAULT_START_MS;
+use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer, Rec};
+
+const T: i64 = DEFAULT_START_MS;
+
+/// `ByteBufferLogInputStreamTest.iteratorRaisesOnInvalidMagic`: two batches of two records
+/// (0–1 and 2–3), the second's magic byte set to 37 after its CRC was computed. The
+/// CRC-32C starts after the magic byte, so `FileLogInputStream` hands the batch to the v2
+/// reader and recovery keeps it (the log ends at 4, nothing truncated); the client's
+/// `ByteBufferLogInputStream` refuses it ("Invalid magic found in record":
+/// `CorruptRecordException`): `invalid_batch` at 2 naming the magic, without `--deep`.
+/// Near miss: the magic changed and the CRC off too — the broker's `ensureValid` fails
+/// there, so the bytes from the batch's position on frame as nothing the broker keeps: the
+/// log ends at 2 and `trailing_bytes` names the magic (recovery, after a crash, would
+/// truncate them).
+/// The first batch of the Kafka test: records at T+15 and T+20.
+fn first() -> klogscan::testkit::BatchSpec {
+    plain(0, T + 15, Codec::None, vec![rec(0, 0, "a", "1"), rec(1, 5, "b", "2")])
+}
+
+#[test]
+fn a_magic_of_37_under_a_crc_that_holds_is_kept_and_refused_by_clients() {
+    let case = |crc_off: bool| {
+        let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T + 100);
+        p.append_spec(first());
+        let second = plain(2, T + 30, Codec::None, vec![rec(0, 0, "c", "3"), rec(1, 10, "d", "4")]);
+        append_edited(&mut p, &second, |b| {
+            b[16] = 37;
+            if crc_off {
+                b[20] ^= 1;
+            }
+        });
+        write(p)
+    };
+    let w = case(false);
+    let r = w.scan(false);
+    let loud: Vec<_> = (r.findings.iter())
+        .filter(|f| f.severity >= klogscan::finding::Severity::Warning)
+        .collect();
+    assert!(
+        loud.len() == 1
+            && loud[0].kind == Kind::InvalidBatch
+            && loud[0].offset == Some(2)
+            && loud[0].message.contains("magic 37 is not 2"),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(r.partitions[0].log_end_offset, Some(4));
+    assert!(r.partitions[0].truncation.is_none());
+    let v = w.verify();
+    assert!(v.partitions[0].prediction.truncation.is_none());
+    let near = case(true);
+    let r = near.scan(false);
+    assert_eq!(r.partitions[0].log_end_offset, Some(2));
+    let at = first().encode().len() as u64;
+    let loud: Vec<_> = (r.findings.iter())
+        .filter(|f| f.severity >= klogscan::finding::Severity::Warning)
+        .map(|f| (f.kind, f.position, f.evidence["reason"].clone()))
+        .collect();
+    assert_eq!(
+        loud,
+        vec![(Kind::TrailingBytes, Some(at), "magic byte is not 0, 1 or 2".into())]
+    );
+}
+
+/// `ByteBufferLogInputStreamTest.iteratorRaisesOnTooLargeRecords`: the client's iterator
+/// refuses a batch above its limit (`RecordTooLargeException`); the broker's file reader
+/// has none (`FileRecords.batchesFrom` reads up to the file's end, `LogSegment.recover`
+/// checks size and CRC only). A batch of 1.5 MiB — above the default
+/// `max.message.bytes` of 1 MiB + 12, which a topic may raise — is read whole: the log
+/// ends at 3, nothing raised. Near miss: the same batch cut 10 bytes short at the file's
+/// end (a crash mid-append) — a partial batch recovery truncates (`truncated_batch`).
+#[test]
+fn a_batch_above_a_clients_limit_is_read_whole_from_a_file() {
+    let case = |cut: bool| {
+        let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T);
+        p.append(Batch::new(Producer::PLAIN).records(1));
+        let big = vec![b'x'; 1536 * 1024];
+        p.append(Batch::new(Producer::PLAIN).record(Rec::kv("k", &big)).record(Rec::kv("l", "y")));
+        let w = write(p);
+        if cut {
+            let (_, f) = w.m.segments.last().unwrap();
+            let len = std::fs::metadata(f).unwrap().len();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_len(len - 10)
+                .unwrap();
+        }
+        w
+    };
+    let w = case(false);
+    w.assert_quiet();
+    let r = w.scan(true);
+    assert_eq!((r.partitions[0].records, r.partitions[0].log_end_offset), (3, Some(3)));
+    let near = case(true);
+    let r = near.scan(false);
+    assert_eq!(r.partitions[0].log_end_offset, Some(1));
+    assert!(
+        r.findings.iter().any(|f| f.kind == Kind::TruncatedBatch && f.offset == Some(1)),
+        "{:#?}",
+        r.findings
+    );
+}
