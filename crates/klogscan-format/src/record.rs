@@ -86,7 +86,9 @@ fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
 }
 
 /// Reads exactly `count` records from an uncompressed records section, then checks that
-/// nothing is left over ("Incorrect declared batch size, records still remaining").
+/// nothing is left over ("Incorrect declared batch size, records still remaining"). A count
+/// of 0 reads nothing; bytes after the header are then refused in words of their own
+/// (Kafka's iterators read none of them: `DefaultRecordBatch.iterator`).
 ///
 /// The iterator is fallible: it yields `Err` once and then ends.
 #[derive(Debug, Clone)]
@@ -184,6 +186,20 @@ impl<'a> Iterator for Records<'a> {
         }
         if self.left == 0 {
             self.done = true;
+            if self.cur.remaining() != 0 && self.cur.position() == 0 {
+                // A count of 0 over records bytes: Kafka's iterators return no record and
+                // check nothing (`DefaultRecordBatch.iterator` returns an empty iterator;
+                // `RecordIterator` checks the leftovers only after its last declared
+                // record), so a reader sees none of these bytes; no Kafka writer leaves
+                // them (the cleaner's empty batch is the bare header, and the leader
+                // refuses a count of 0, `LogValidator.validateBatch`).
+                return Some(Err(self.cur.err(
+                    "recordsCount",
+                    Problem::Invalid(
+                        "records count 0 over records bytes: Kafka's record iterators read none of them",
+                    ),
+                )));
+            }
             if self.cur.remaining() != 0 {
                 return Some(Err(self.cur.err(
                     "recordsCount",

@@ -288,6 +288,18 @@ fn an_empty_header_reads_its_fields_and_no_record() {
                 let mut dec = klogscan_format::Decompressor::new(1 << 20);
                 assert_eq!(klogscan_format::batch_records(&v, &mut dec).unwrap().count(), 0);
                 assert!(klogscan_format::batch_control(&v).unwrap().is_none());
+                // The same count of 0 over a record: nothing Kafka's iterators read, named.
+                let rec = record(0, 0, b"a", b"v");
+                let over = batch(15, 15, attributes, 22, -1, 1_700_000_000_000, (23423, 145, 983), 0, &rec);
+                let ov = BatchView::new(&over, 0).unwrap();
+                let e = Records::new(ov.records_bytes(), 0, 61).next().unwrap().unwrap_err();
+                assert_eq!((e.structure, e.field, e.position), ("record", "recordsCount", 61));
+                assert_eq!(
+                    e.problem,
+                    Problem::Invalid(
+                        "records count 0 over records bytes: Kafka's record iterators read none of them"
+                    )
+                );
                 let near = batch(15, 15, attributes, 22, -1, 1_700_000_000_000, (23423, 145, 983), 1, &[]);
                 let nv = BatchView::new(&near, 0).unwrap();
                 let e = Records::new(nv.records_bytes(), 1, 0).next().unwrap().unwrap_err();
