@@ -41,6 +41,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod batches;
+mod cleaned;
 mod records;
 mod streams;
 
