@@ -142,8 +142,21 @@ impl Written {
 
 /// Write `p` as broker 1's only partition, shut down cleanly.
 fn write(p: PartitionBuilder) -> Written {
+    write_in(LogDirBuilder::new(1), p)
+}
+
+/// Write `p` as broker 1's only partition after a crash whose recovery point is 0: the
+/// next start recovers the whole partition.
+fn write_crashed(p: PartitionBuilder) -> Written {
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point(TOPIC, 0, 0);
+    write_in(ld, p)
+}
+
+fn write_in(ld: LogDirBuilder, p: PartitionBuilder) -> Written {
     let dir = tempfile::tempdir().unwrap();
-    let m = LogDirBuilder::new(1).partition(p).write(dir.path()).unwrap();
+    let m = ld.partition(p).write(dir.path()).unwrap();
     let m = m.partitions.into_iter().next().unwrap();
     Written { _dir: dir, m }
 }
