@@ -42,6 +42,7 @@ use tempfile::TempDir;
 
 mod batches;
 mod cleaned;
+mod legacy;
 mod records;
 mod streams;
 
