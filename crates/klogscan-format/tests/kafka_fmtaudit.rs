@@ -390,6 +390,23 @@ fn sequence_arithmetic_is_kafkas() {
     assert_eq!(BatchView::new(&b, 0).unwrap().last_sequence(), 0);
 }
 
+/// `DefaultRecordBatch.lastSequence` returns `NO_SEQUENCE` for a base sequence of -1 only;
+/// any other base, negative ones too, goes through `incrementSequence` (base -5, last
+/// offset delta 2: -3). No producer writes such a base (the leader refuses a negative base
+/// sequence with a producer id, `LogValidator.validateBatch`), but the load takes the batch's
+/// `lastSequence` as it is (`ProducerAppendInfo.appendDataBatch`). `BatchView::last_sequence`
+/// gives -1 for every negative base; `dump` already prints Kafka's value (it calls
+/// `java_increment_sequence`). Near miss: base -1 — -1 for both.
+#[test]
+#[ignore = "divergence: BatchView::last_sequence is -1 for every negative base sequence, DefaultRecordBatch.lastSequence only for -1; the replay (src/partition) reads it, so the fix is not contained in the format layer"]
+fn a_negative_base_sequence_other_than_minus_1_is_incremented() {
+    let recs = [record(0, 0, b"a", b"v"), record(1, 1, b"b", b"v"), record(2, 2, b"c", b"v")].concat();
+    let near = batch(0, -1, 0, 2, 1, 3, (23423, 145, -1), 3, &recs);
+    assert_eq!(BatchView::new(&near, 0).unwrap().last_sequence(), -1);
+    let b = batch(0, -1, 0, 2, 1, 3, (23423, 145, -5), 3, &recs);
+    assert_eq!(BatchView::new(&b, 0).unwrap().last_sequence(), -3);
+}
+
 // ----- DefaultRecordTest ------------------------------------------------------------------
 
 /// `DefaultRecordTest`'s test record: length 100, attributes 0, timestampDelta 2,

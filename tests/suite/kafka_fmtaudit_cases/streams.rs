@@ -143,3 +143,43 @@ fn a_segment_file_past_int_max_fails_the_load() {
     let f = v.partitions[0].prediction.load_failure.as_ref();
     assert!(f.is_some_and(|f| f.exception.contains("KafkaException")), "{f:#?}");
 }
+
+/// `FileRecordsTest.testIterationOverPartialAndTruncation`: zero bytes written after the
+/// last batch (2, 4, 5 and 6 of them: 17 in all) do not break reading the file —
+/// `FileLogInputStream.nextBatch` reads no entry header from fewer than 18 bytes
+/// (`HEADER_SIZE_UP_TO_MAGIC` is 17) and stops there. After a clean shutdown the load reads
+/// the last segment's end (`LogSegment.readNextOffset`) and stops at them quietly: no load
+/// failure, the log ends at 2 (`preallocated_tail`, info only). Near miss: 18 zero bytes —
+/// a header whose size 0 is below 14: `CorruptRecordException`, which the load does not
+/// catch (the broker does not start).
+#[test]
+fn seventeen_zero_bytes_after_the_last_batch_are_read_past() {
+    let case = |zeros: u64| {
+        let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T);
+        p.append(Batch::new(Producer::PLAIN).records(2));
+        let w = write(p);
+        let (_, f) = w.m.segments.last().unwrap();
+        let len = std::fs::metadata(f).unwrap().len();
+        let file = std::fs::OpenOptions::new().write(true).open(f).unwrap();
+        file.set_len(len + zeros).unwrap();
+        w
+    };
+    let w = case(17);
+    let r = w.scan(false);
+    assert_eq!(r.partitions[0].log_end_offset, Some(2));
+    let kinds: Vec<_> = r.findings.iter().map(|f| (f.kind, f.severity)).collect();
+    assert_eq!(
+        kinds,
+        vec![(Kind::PreallocatedTail, klogscan::finding::Severity::Info)]
+    );
+    let v = w.verify();
+    let p = &v.partitions[0].prediction;
+    assert!(p.load_failure.is_none(), "{:#?}", p.load_failure);
+    let near = case(18);
+    let v = near.verify();
+    let f = v.partitions[0].prediction.load_failure.as_ref();
+    assert!(
+        f.is_some_and(|f| f.exception == "CorruptRecordException"),
+        "{f:#?}"
+    );
+}
