@@ -99,13 +99,18 @@ fn an_empty_header_batch_carries_its_producers_sequences() {
             assert_eq!(entry(&r, 23423), (145, 1006, 38, None), "{what}");
             let near = empty_then_next(transactional, false, log_append_time, Some((1006, 144)));
             assert!(
-                near.loud_kinds(false).contains(&(Kind::ProducerEpochRegression, Some(38))),
+                near.loud_kinds(false)
+                    .contains(&(Kind::ProducerEpochRegression, Some(38))),
                 "{what}: {:?}",
                 near.loud_kinds(false)
             );
             let c = empty_then_next(transactional, true, log_append_time, None);
             c.assert_quiet();
-            assert_eq!(c.scan(true).partitions[0].log_end_offset, Some(38), "{what}");
+            assert_eq!(
+                c.scan(true).partitions[0].log_end_offset,
+                Some(38),
+                "{what}"
+            );
         }
     }
 }
@@ -130,7 +135,14 @@ fn a_sequence_wraps_past_int_max_to_zero() {
     assert_eq!(entry(&w.state(), 23423), (145, 1, 3, None));
     let (_, records) = w.dump();
     let seqs: Vec<&str> = (records.iter())
-        .map(|l| l.split(" sequence: ").nth(1).unwrap().split(' ').next().unwrap())
+        .map(|l| {
+            l.split(" sequence: ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+        })
         .collect();
     assert_eq!(seqs, ["2147483646", "2147483647", "0", "1"]);
     let near = case(i32::MAX - 1, 3, 2);
@@ -153,7 +165,11 @@ fn offset_and_epoch_rewritten_in_place_keep_the_crc() {
         0,
         T,
         Codec::None,
-        vec![rec(0, 0, "a", "1"), rec(1, 1, "b", "2"), rec(2, 2, "c", "3")],
+        vec![
+            rec(0, 0, "a", "1"),
+            rec(1, 1, "b", "2"),
+            rec(2, 2, "c", "3"),
+        ],
     );
     let case = |attributes: bool| {
         let mut p = PartitionBuilder::new(TOPIC, 0)
@@ -179,7 +195,10 @@ fn offset_and_epoch_rewritten_in_place_keep_the_crc() {
     let w = case(false);
     w.assert_quiet();
     let r = w.scan(true);
-    assert_eq!((r.partitions[0].records, r.partitions[0].log_end_offset), (4, Some(502)));
+    assert_eq!(
+        (r.partitions[0].records, r.partitions[0].log_end_offset),
+        (4, Some(502))
+    );
     let (batches, records) = w.dump();
     assert!(
         batches[0].starts_with("baseOffset: 498 lastOffset: 500 count: 3")
@@ -193,7 +212,8 @@ fn offset_and_epoch_rewritten_in_place_keep_the_crc() {
     assert_eq!(offsets, ["498", "499", "500"]);
     let near = case(true);
     assert!(
-        near.loud_kinds(false).contains(&(Kind::CrcMismatch, Some(498))),
+        near.loud_kinds(false)
+            .contains(&(Kind::CrcMismatch, Some(498))),
         "{:?}",
         near.loud_kinds(false)
     );
@@ -212,7 +232,11 @@ fn log_append_time_set_in_place_stamps_every_record() {
             0,
             T + 1,
             Codec::None,
-            vec![rec(0, 0, "a", "1"), rec(1, 1, "b", "2"), rec(2, 2, "c", "3")],
+            vec![
+                rec(0, 0, "a", "1"),
+                rec(1, 1, "b", "2"),
+                rec(2, 2, "c", "3"),
+            ],
         );
         spec.log_append_time = log_append_time;
         spec.overrides.max_timestamp = Some(T + 15);
@@ -223,7 +247,10 @@ fn log_append_time_set_in_place_stamps_every_record() {
     let w = case(true);
     w.assert_quiet();
     let (batches, records) = w.dump();
-    assert!(batches[0].contains(&format!("LogAppendTime: {}", T + 15)), "{batches:#?}");
+    assert!(
+        batches[0].contains(&format!("LogAppendTime: {}", T + 15)),
+        "{batches:#?}"
+    );
     assert_eq!(records.len(), 3);
     for l in &records {
         assert!(l.contains(&format!("LogAppendTime: {} ", T + 15)), "{l}");

@@ -53,7 +53,9 @@ fn a_cleaned_batch_keeps_its_offset_range_epoch_and_timestamp_type() {
         for log_append_time in [false, true] {
             let what = format!("{codec:?}, LogAppendTime {log_append_time}");
             let case = |delta: i32| {
-                let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T + 100).leader_epoch(67);
+                let mut p = PartitionBuilder::new(TOPIC, 0)
+                    .start_time(T + 100)
+                    .leader_epoch(67);
                 p.append_spec(retained(codec, log_append_time, delta));
                 p.append(Batch::new(Producer::PLAIN).records(1));
                 write(p)
@@ -61,7 +63,11 @@ fn a_cleaned_batch_keeps_its_offset_range_epoch_and_timestamp_type() {
             let w = case(8);
             w.assert_quiet();
             let r = w.scan(true);
-            assert_eq!((r.partitions[0].records, r.partitions[0].log_end_offset), (2, Some(12)), "{what}");
+            assert_eq!(
+                (r.partitions[0].records, r.partitions[0].log_end_offset),
+                (2, Some(12)),
+                "{what}"
+            );
             let (batches, records) = w.dump();
             assert!(
                 batches[0].starts_with("baseOffset: 0 lastOffset: 10 count: 1")
@@ -79,7 +85,11 @@ fn a_cleaned_batch_keeps_its_offset_range_epoch_and_timestamp_type() {
             let near = case(11);
             let f = near.only_deep_invalid();
             assert_eq!(f.offset, Some(0), "{what}");
-            assert!(f.message.contains("record offsetDelta 11 outside [0, 10]"), "{what}: {}", f.message);
+            assert!(
+                f.message.contains("record offsetDelta 11 outside [0, 10]"),
+                "{what}: {}",
+                f.message
+            );
         }
     }
 }

@@ -69,7 +69,10 @@ fn bytes_after_a_legacy_value_are_read_past() {
     let w = case(message(1, b"value", 5, &[1, 2, 3]));
     w.assert_quiet();
     let r = w.scan(true);
-    assert_eq!((r.partitions[0].records, r.partitions[0].log_end_offset), (3, Some(3)));
+    assert_eq!(
+        (r.partitions[0].records, r.partitions[0].log_end_offset),
+        (3, Some(3))
+    );
     let (_, records) = w.dump();
     assert!(
         records.len() == 3 && records[1].contains("keySize: -1 valueSize: 5"),

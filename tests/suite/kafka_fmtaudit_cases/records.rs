@@ -45,25 +45,57 @@ fn fields(lengths: &[i64], tail: &[u8]) -> Vec<u8> {
 fn refused() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     vec![
         // key size 105 in a body of 100
-        ("testInvalidKeySizePartial", record(100, &fields(&[105], &[]), true), "key"),
+        (
+            "testInvalidKeySizePartial",
+            record(100, &fields(&[105], &[]), true),
+            "key",
+        ),
         // null key, value size 105
-        ("testInvalidValueSize(Partial)", record(100, &fields(&[-1, 105], &[]), true), "value"),
+        (
+            "testInvalidValueSize(Partial)",
+            record(100, &fields(&[-1, 105], &[]), true),
+            "value",
+        ),
         // null key and value, -1 headers
-        ("testInvalidNumHeadersPartial", record(100, &fields(&[-1, -1, -1], &[]), true), "headersCount"),
+        (
+            "testInvalidNumHeadersPartial",
+            record(100, &fields(&[-1, -1, -1], &[]), true),
+            "headersCount",
+        ),
         // one header whose key size is 105
-        ("testInvalidHeaderKeyPartial", record(100, &fields(&[-1, -1, 1, 105], &[]), true), "headerKey"),
+        (
+            "testInvalidHeaderKeyPartial",
+            record(100, &fields(&[-1, -1, 1, 105], &[]), true),
+            "headerKey",
+        ),
         // one header whose key is null
-        ("testNullHeaderKey(Partial)", record(100, &fields(&[-1, -1, 1, -1], &[]), true), "headerKeyLength"),
+        (
+            "testNullHeaderKey(Partial)",
+            record(100, &fields(&[-1, -1, 1, -1], &[]), true),
+            "headerKeyLength",
+        ),
         // one header, key of one byte, value size 105
         (
             "testInvalidHeaderValue(Partial)",
-            record(100, &[fields(&[-1, -1, 1, 1], &[1]), zz(105)].concat(), true),
+            record(
+                100,
+                &[fields(&[-1, -1, 1, 1], &[1]), zz(105)].concat(),
+                true,
+            ),
             "headerValue",
         ),
         // a body of one byte: the attributes, then nothing
-        ("testUnderflowReadingTimestamp", [zz(1), vec![0]].concat(), "timestampDelta"),
+        (
+            "testUnderflowReadingTimestamp",
+            [zz(1), vec![0]].concat(),
+            "timestampDelta",
+        ),
         // a body of two bytes: the attributes and the first byte of 156's two-byte varlong
-        ("testUnderflowReadingVarlong", [zz(2), vec![0], zz(156)[..1].to_vec()].concat(), "timestampDelta"),
+        (
+            "testUnderflowReadingVarlong",
+            [zz(2), vec![0], zz(156)[..1].to_vec()].concat(),
+            "timestampDelta",
+        ),
     ]
 }
 
@@ -127,7 +159,10 @@ fn records_read_from_refuses_are_invalid_batches_at_their_field() {
             let w = case(codec, &bytes);
             let f = w.only_deep_invalid();
             assert_eq!(f.offset, Some(0), "{what} {codec:?}");
-            assert_eq!(f.evidence["structure"], "record", "{what} {codec:?}: {f:#?}");
+            assert_eq!(
+                f.evidence["structure"], "record",
+                "{what} {codec:?}: {f:#?}"
+            );
             assert_eq!(f.evidence["field"], field, "{what} {codec:?}: {f:#?}");
             let v = w.verify();
             assert!(v.partitions[0].prediction.truncation.is_none(), "{what}");
@@ -156,7 +191,15 @@ fn a_record_without_a_producer_has_no_sequence() {
         w.assert_quiet();
         let (_, records) = w.dump();
         (records.iter())
-            .map(|l| l.split(" sequence: ").nth(1).unwrap().split(' ').next().unwrap().to_string())
+            .map(|l| {
+                l.split(" sequence: ")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
             .collect::<Vec<_>>()
     };
     assert_eq!(seqs(Producer::PLAIN), ["-1", "-1"]);
@@ -247,6 +290,10 @@ fn a_compressed_record_shorter_than_its_fields_passes_the_leaders_in_place_path(
         let mut short = zz(declared);
         short.extend_from_slice(&fine[1..]);
         let f = case(Codec::Gzip, &short).only_deep_invalid();
-        assert!(!f.broker_behaviour.starts_with("rejected on append"), "{declared}: {}", f.broker_behaviour);
+        assert!(
+            !f.broker_behaviour.starts_with("rejected on append"),
+            "{declared}: {}",
+            f.broker_behaviour
+        );
     }
 }

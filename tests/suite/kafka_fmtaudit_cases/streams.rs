@@ -20,7 +20,12 @@ const T: i64 = DEFAULT_START_MS;
 /// truncate them).
 /// The first batch of the Kafka test: records at T+15 and T+20.
 fn first() -> klogscan::testkit::BatchSpec {
-    plain(0, T + 15, Codec::None, vec![rec(0, 0, "a", "1"), rec(1, 5, "b", "2")])
+    plain(
+        0,
+        T + 15,
+        Codec::None,
+        vec![rec(0, 0, "a", "1"), rec(1, 5, "b", "2")],
+    )
 }
 
 #[test]
@@ -28,7 +33,12 @@ fn a_magic_of_37_under_a_crc_that_holds_is_kept_and_refused_by_clients() {
     let case = |crc_off: bool| {
         let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T + 100);
         p.append_spec(first());
-        let second = plain(2, T + 30, Codec::None, vec![rec(0, 0, "c", "3"), rec(1, 10, "d", "4")]);
+        let second = plain(
+            2,
+            T + 30,
+            Codec::None,
+            vec![rec(0, 0, "c", "3"), rec(1, 10, "d", "4")],
+        );
         append_edited(&mut p, &second, |b| {
             b[16] = 37;
             if crc_off {
@@ -64,7 +74,11 @@ fn a_magic_of_37_under_a_crc_that_holds_is_kept_and_refused_by_clients() {
         .collect();
     assert_eq!(
         loud,
-        vec![(Kind::TrailingBytes, Some(at), "magic byte is not 0, 1 or 2".into())]
+        vec![(
+            Kind::TrailingBytes,
+            Some(at),
+            "magic byte is not 0, 1 or 2".into()
+        )]
     );
 }
 
@@ -81,7 +95,11 @@ fn a_batch_above_a_clients_limit_is_read_whole_from_a_file() {
         let mut p = PartitionBuilder::new(TOPIC, 0).start_time(T);
         p.append(Batch::new(Producer::PLAIN).records(1));
         let big = vec![b'x'; 1536 * 1024];
-        p.append(Batch::new(Producer::PLAIN).record(Rec::kv("k", &big)).record(Rec::kv("l", "y")));
+        p.append(
+            Batch::new(Producer::PLAIN)
+                .record(Rec::kv("k", &big))
+                .record(Rec::kv("l", "y")),
+        );
         let w = write(p);
         if cut {
             let (_, f) = w.m.segments.last().unwrap();
@@ -98,12 +116,17 @@ fn a_batch_above_a_clients_limit_is_read_whole_from_a_file() {
     let w = case(false);
     w.assert_quiet();
     let r = w.scan(true);
-    assert_eq!((r.partitions[0].records, r.partitions[0].log_end_offset), (3, Some(3)));
+    assert_eq!(
+        (r.partitions[0].records, r.partitions[0].log_end_offset),
+        (3, Some(3))
+    );
     let near = case(true);
     let r = near.scan(false);
     assert_eq!(r.partitions[0].log_end_offset, Some(1));
     assert!(
-        r.findings.iter().any(|f| f.kind == Kind::TruncatedBatch && f.offset == Some(1)),
+        r.findings
+            .iter()
+            .any(|f| f.kind == Kind::TruncatedBatch && f.offset == Some(1)),
         "{:#?}",
         r.findings
     );
@@ -141,7 +164,10 @@ fn a_segment_file_past_int_max_fails_the_load() {
     let w = segment_of(i32::MAX as u64 + 6);
     let v = w.verify();
     let f = v.partitions[0].prediction.load_failure.as_ref();
-    assert!(f.is_some_and(|f| f.exception.contains("KafkaException")), "{f:#?}");
+    assert!(
+        f.is_some_and(|f| f.exception.contains("KafkaException")),
+        "{f:#?}"
+    );
 }
 
 /// `FileRecordsTest.testIterationOverPartialAndTruncation`: zero bytes written after the
