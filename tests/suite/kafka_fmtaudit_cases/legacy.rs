@@ -10,7 +10,18 @@ const T: i64 = DEFAULT_START_MS;
 /// A magic 1 message at `offset`: CreateTime `T`, null key, value `value` whose length field
 /// says `value_len`, then `trailing` bytes inside the message; its CRC-32 computed.
 fn message(offset: i64, value: &[u8], value_len: i32, trailing: &[u8]) -> Vec<u8> {
-    let mut m = vec![1u8, 0];
+    message_with(offset, 0, value, value_len, trailing)
+}
+
+/// [`message`] with the attributes byte `attributes` (its codec bits).
+fn message_with(
+    offset: i64,
+    attributes: u8,
+    value: &[u8],
+    value_len: i32,
+    trailing: &[u8],
+) -> Vec<u8> {
+    let mut m = vec![1u8, attributes];
     m.extend(T.to_be_bytes());
     m.extend((-1i32).to_be_bytes());
     m.extend(value_len.to_be_bytes());
@@ -61,7 +72,9 @@ fn case(entry: Vec<u8>) -> super::Written {
 /// (`LogValidator.validateRecord`). A message whose value "value" is followed by 3 bytes
 /// inside it (covered by its CRC) is read whole by every reader: the log ends at 3,
 /// `--deep` says nothing, `dump` prints it (`valueSize: 5`) — was an `invalid_batch`
-/// ("size" mismatch). Near miss: its value length 9, running past the message —
+/// ("size" mismatch). So is the same message inside a gzip wrapper (relative offset 0, the
+/// wrapper at 1): the deep iterator reads each inner message by its size and its fields by
+/// their lengths. Near miss: its value length 9, running past the message —
 /// `sizeDelimited` throws, consumers fail (`invalid_batch` with or without `--deep`, at 1;
 /// recovery keeps it: its CRC holds).
 #[test]
@@ -78,6 +91,11 @@ fn bytes_after_a_legacy_value_are_read_past() {
         records.len() == 3 && records[1].contains("keySize: -1 valueSize: 5"),
         "{records:#?}"
     );
+    let inner = message(0, b"value", 5, &[1, 2, 3]);
+    let set = klogscan::testkit::encode::compress(Codec::Gzip, &inner);
+    let w = case(message_with(1, 1, &set, set.len() as i32, &[]));
+    w.assert_quiet();
+    assert_eq!(w.scan(true).partitions[0].records, 3);
     let near = case(message(1, b"value", 9, &[1, 2, 3]));
     for deep in [false, true] {
         assert_eq!(
