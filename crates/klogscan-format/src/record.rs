@@ -73,10 +73,14 @@ impl<'a> Iterator for Headers<'a> {
 }
 
 fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
+    // A refused value is named at its field's first byte, not after it.
+    let at = cur.abs();
     let klen = cur.varint("headerKeyLength")?;
     if klen < 0 {
-        return Err(cur.err(
+        return Err(FormatError::new(
+            "record",
             "headerKeyLength",
+            at,
             Problem::OutOfRange { value: klen as i64 },
         ));
     }
@@ -124,10 +128,13 @@ impl<'a> Records<'a> {
         let offset_delta = self.cur.varint("offsetDelta")?;
         let key = self.cur.nullable_bytes("keyLength", "key")?;
         let value = self.cur.nullable_bytes("valueLength", "value")?;
+        let count_at = self.cur.abs();
         let headers_count = self.cur.varint("headersCount")?;
         if headers_count < 0 || headers_count as usize > self.cur.remaining() {
-            return Err(self.cur.err(
+            return Err(FormatError::new(
+                "record",
                 "headersCount",
+                count_at,
                 Problem::OutOfRange {
                     value: headers_count as i64,
                 },

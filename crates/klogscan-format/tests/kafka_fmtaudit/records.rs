@@ -25,9 +25,11 @@ fn kafka_record(rest: &[i32], raw: &[u8]) -> Vec<u8> {
 /// headers than bytes), `testInvalidHeaderKeyPartial`, `testNullHeaderKey(Partial)`,
 /// `testInvalidHeaderValue(Partial)`, `testUnderflowReadingTimestamp`,
 /// `testUnderflowReadingVarlong`: each refused (`InvalidRecordException`), at the field and
-/// byte klogscan names (positions inside the records section, here at base 1000). Near
-/// miss: the same record with fields that fit its body — read, and then the leftover
-/// padding is refused as Kafka's size check refuses it, at the record's end.
+/// byte klogscan names (positions inside the records section, here at base 1000): a length
+/// running past the record at the bytes it would take, a refused value (a negative header
+/// count or key length, a count above the bytes left) at its own first byte (was: the byte
+/// after it). Near miss: the same record with fields that fit its body — read, and then
+/// the leftover padding is refused as Kafka's size check refuses it, at the record's end.
 #[test]
 fn records_refused_by_read_from_name_their_field_and_byte() {
     let head = 2 + 1 + 1 + 1; // length varint (2 bytes for 100), attributes, two deltas
@@ -48,13 +50,13 @@ fn records_refused_by_read_from_name_their_field_and_byte() {
             "testInvalidNumHeadersPartial",
             kafka_record(&[-1, -1, -1], &[]),
             "headersCount",
-            head + 3,
+            head + 2,
         ),
         (
             "testInvalidNumHeaders (count 100)",
             kafka_record(&[-1, -1, 100], &[]),
             "headersCount",
-            head + 4,
+            head + 2,
         ),
         (
             "testInvalidHeaderKeyPartial",
@@ -66,7 +68,7 @@ fn records_refused_by_read_from_name_their_field_and_byte() {
             "testNullHeaderKey",
             kafka_record(&[-1, -1, 1, -1], &[]),
             "headerKeyLength",
-            head + 4,
+            head + 3,
         ),
         (
             "testInvalidHeaderValue",
