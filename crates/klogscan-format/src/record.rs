@@ -116,11 +116,15 @@ impl<'a> Records<'a> {
     #[inline]
     fn read(&mut self) -> Result<Record<'a>, FormatError> {
         let position = self.cur.position() as u32;
+        let length_at = self.cur.abs();
         let length = self.cur.varint("length")?;
         if length < 0 || length as usize > self.cur.remaining() {
-            return Err(self
-                .cur
-                .err("length", Problem::Invalid("invalid record size")));
+            return Err(FormatError::new(
+                "record",
+                "length",
+                length_at,
+                Problem::Invalid("invalid record size"),
+            ));
         }
         let body_start = self.cur.position();
         let attributes = self.cur.u8("attributes")?;

@@ -94,6 +94,14 @@ fn records_refused_by_read_from_name_their_field_and_byte() {
         assert_eq!((e.structure, e.field), ("record", field), "{what}: {e}");
         assert_eq!(e.position, 1000 + at, "{what}: {e}");
     }
+    // A length past the section (`testInvalidSizeOfBodyInBytes`, cited before): named at
+    // the length's first byte.
+    let mut long = Vec::new();
+    put_varint(&mut long, 200);
+    long.extend([0u8; 10]);
+    let e = Records::new(&long, 1, 1000).next().unwrap().unwrap_err();
+    assert_eq!((e.field, e.position), ("length", 1000));
+    assert_eq!(e.problem, Problem::Invalid("invalid record size"));
     // Near miss: a null key and value, no header — the body's fields end after 6 bytes,
     // the declared 100 do not: "expected 100, found 6" at the fields' end.
     let bytes = kafka_record(&[-1, -1, 0], &[]);
