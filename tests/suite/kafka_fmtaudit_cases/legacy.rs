@@ -107,3 +107,44 @@ fn bytes_after_a_legacy_value_are_read_past() {
     let v = near.verify();
     assert!(v.partitions[0].prediction.truncation.is_none());
 }
+
+/// `AbstractLegacyRecordBatchTest.testSetLastOffsetCompressed`: a magic 1 gzip wrapper of
+/// three messages whose offset is set to 500 (its last offset: the leader's
+/// `setLastOffset`), the inner offsets relative (0, 1, 2): the messages are 498, 499 and
+/// 500 (`dump`), the log ends at 501, nothing raised. Near miss: the wrapper's offset
+/// field rewritten to 501 afterwards (the CRC-32 starts at the magic byte, so it still
+/// holds) — the same messages read as 499 to 501.
+#[test]
+fn a_legacy_wrappers_offset_places_its_relative_messages() {
+    let case = |rewrite: Option<i64>| {
+        let mut p = PartitionBuilder::new(TOPIC, 0)
+            .start_offset(498)
+            .start_time(T);
+        p.legacy(
+            klogscan::testkit::Legacy::v1()
+                .values(["a", "b", "c"])
+                .codec(Codec::Gzip),
+        );
+        let w = write(p);
+        if let Some(offset) = rewrite {
+            let (_, f) = w.m.segments.last().unwrap();
+            let mut bytes = std::fs::read(f).unwrap();
+            bytes[..8].copy_from_slice(&offset.to_be_bytes());
+            std::fs::write(f, bytes).unwrap();
+        }
+        w
+    };
+    let offsets = |w: &super::Written| -> Vec<String> {
+        let (_, records) = w.dump();
+        (records.iter())
+            .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+            .collect()
+    };
+    let w = case(None);
+    w.assert_quiet();
+    assert_eq!(offsets(&w), ["498", "499", "500"]);
+    assert_eq!(w.scan(true).partitions[0].log_end_offset, Some(501));
+    let near = case(Some(501));
+    assert_eq!(offsets(&near), ["499", "500", "501"]);
+    assert_eq!(near.scan(true).partitions[0].log_end_offset, Some(502));
+}

@@ -1,8 +1,8 @@
 //! The record format as Kafka's clients-side unit tests state it, the methods no earlier
 //! klogscan test cited (clients/src/test/java/org/apache/kafka/common/record/,
 //! apache/kafka trunk of 2024-10): `DefaultRecordBatchTest`, `DefaultRecordTest`,
-//! `ByteBufferLogInputStreamTest`, `MemoryRecordsTest`, `FileRecordsTest`, `LegacyRecordTest`
-//! and `SimpleLegacyRecordTest` where what they build can sit in a segment. Byte-level cases (`ByteUtilsTest`'s varints, the
+//! `ByteBufferLogInputStreamTest`, `MemoryRecordsTest`, `FileRecordsTest`, `LegacyRecordTest`,
+//! `SimpleLegacyRecordTest` and `AbstractLegacyRecordBatchTest` where what they build can sit in a segment. Byte-level cases (`ByteUtilsTest`'s varints, the
 //! header view, sequence arithmetic, one record's refusals with their field and position)
 //! are the format crate's `tests/kafka_fmtaudit/`; here each case writes the batch a
 //! broker would hold for the Kafka test's case into `orders-0`, runs `scan` (plain and
