@@ -2,9 +2,10 @@
 //! klogscan test cited (clients/src/test/java/org/apache/kafka/common/record/,
 //! apache/kafka trunk of 2024-10): `DefaultRecordBatchTest`, `DefaultRecordTest`,
 //! `ByteBufferLogInputStreamTest`, `MemoryRecordsTest`, `FileRecordsTest`, `LegacyRecordTest`,
-//! `SimpleLegacyRecordTest` and `AbstractLegacyRecordBatchTest` where what they build can sit in a segment. Byte-level cases (`ByteUtilsTest`'s varints, the
-//! header view, sequence arithmetic, one record's refusals with their field and position)
-//! are the format crate's `tests/kafka_fmtaudit/`; here each case writes the batch a
+//! `SimpleLegacyRecordTest` and `AbstractLegacyRecordBatchTest`, where what they build can
+//! sit in a segment. Byte-level cases (`ByteUtilsTest`'s varints, the header view, sequence
+//! arithmetic, one record's refusals with their field and position) are the format
+//! crate's `tests/kafka_fmtaudit/`; here each case writes the batch a
 //! broker would hold for the Kafka test's case into `orders-0`, runs `scan` (plain and
 //! `--deep`), `verify` and, where the reading is the point, `dump`, and asserts what
 //! Kafka's readers do with it — with a near miss that flips the answer.
