@@ -51,18 +51,12 @@ impl<'a> LegacyMessage<'a> {
                 (b.len() - value_at) as u64,
             ));
         }
-        let (value, end) = field(b, value_at, pos, "valueLength", "value")?;
-        if end != b.len() {
-            return Err(FormatError::new(
-                "legacy message",
-                "size",
-                pos + 8,
-                Problem::Mismatch {
-                    expected: (end - 12) as i64,
-                    found: (b.len() - 12) as i64,
-                },
-            ));
-        }
+        // Bytes after the value (covered by the CRC) are no error: `LegacyRecord.key` and
+        // `value` read each field by its own length (`Utils.sizeDelimited`) within the
+        // entry, and `LegacyRecord.ensureValid` checks only the size (at least 14) and the
+        // CRC (`SimpleLegacyRecordTest.testIsValidWithTooSmallBuffer`,
+        // `testIsValidWithChecksumMismatch`): every reader takes the message and ignores them.
+        let (value, _end) = field(b, value_at, pos, "valueLength", "value")?;
         Ok(LegacyMessage {
             bytes: b,
             position: pos,

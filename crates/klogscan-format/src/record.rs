@@ -73,10 +73,14 @@ impl<'a> Iterator for Headers<'a> {
 }
 
 fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
+    // A refused value is named at its field's first byte, not after it.
+    let at = cur.abs();
     let klen = cur.varint("headerKeyLength")?;
     if klen < 0 {
-        return Err(cur.err(
+        return Err(FormatError::new(
+            "record",
             "headerKeyLength",
+            at,
             Problem::OutOfRange { value: klen as i64 },
         ));
     }
@@ -86,7 +90,9 @@ fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
 }
 
 /// Reads exactly `count` records from an uncompressed records section, then checks that
-/// nothing is left over ("Incorrect declared batch size, records still remaining").
+/// nothing is left over ("Incorrect declared batch size, records still remaining"). A count
+/// of 0 reads nothing; bytes after the header are then refused in words of their own
+/// (Kafka's iterators read none of them: `DefaultRecordBatch.iterator`).
 ///
 /// The iterator is fallible: it yields `Err` once and then ends.
 #[derive(Debug, Clone)]
@@ -110,11 +116,15 @@ impl<'a> Records<'a> {
     #[inline]
     fn read(&mut self) -> Result<Record<'a>, FormatError> {
         let position = self.cur.position() as u32;
+        let length_at = self.cur.abs();
         let length = self.cur.varint("length")?;
         if length < 0 || length as usize > self.cur.remaining() {
-            return Err(self
-                .cur
-                .err("length", Problem::Invalid("invalid record size")));
+            return Err(FormatError::new(
+                "record",
+                "length",
+                length_at,
+                Problem::Invalid("invalid record size"),
+            ));
         }
         let body_start = self.cur.position();
         let attributes = self.cur.u8("attributes")?;
@@ -122,10 +132,13 @@ impl<'a> Records<'a> {
         let offset_delta = self.cur.varint("offsetDelta")?;
         let key = self.cur.nullable_bytes("keyLength", "key")?;
         let value = self.cur.nullable_bytes("valueLength", "value")?;
+        let count_at = self.cur.abs();
         let headers_count = self.cur.varint("headersCount")?;
         if headers_count < 0 || headers_count as usize > self.cur.remaining() {
-            return Err(self.cur.err(
+            return Err(FormatError::new(
+                "record",
                 "headersCount",
+                count_at,
                 Problem::OutOfRange {
                     value: headers_count as i64,
                 },
@@ -184,6 +197,20 @@ impl<'a> Iterator for Records<'a> {
         }
         if self.left == 0 {
             self.done = true;
+            if self.cur.remaining() != 0 && self.cur.position() == 0 {
+                // A count of 0 over records bytes: Kafka's iterators return no record and
+                // check nothing (`DefaultRecordBatch.iterator` returns an empty iterator;
+                // `RecordIterator` checks the leftovers only after its last declared
+                // record), so a reader sees none of these bytes; no Kafka writer leaves
+                // them (the cleaner's empty batch is the bare header, and the leader
+                // refuses a count of 0, `LogValidator.validateBatch`).
+                return Some(Err(self.cur.err(
+                    "recordsCount",
+                    Problem::Invalid(
+                        "records count 0 over records bytes: Kafka's record iterators read none of them",
+                    ),
+                )));
+            }
             if self.cur.remaining() != 0 {
                 return Some(Err(self.cur.err(
                     "recordsCount",
