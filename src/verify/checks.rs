@@ -448,6 +448,10 @@ fn check_segments(
             created: false,
             read_next: None,
             open_error: None,
+            oversize: (s.log.as_deref())
+                .and_then(|l| std::fs::metadata(l).ok())
+                .map(|m| m.len())
+                .filter(|&n| n > i32::MAX as u64),
         });
     }
     seg_inputs

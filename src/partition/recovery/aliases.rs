@@ -359,6 +359,7 @@ impl Aliases {
                 created: true,
                 read_next: None,
                 open_error: None,
+                oversize: None,
             });
         }
         inputs.sort_by_key(|s| s.base);

@@ -282,6 +282,7 @@ mod tests {
             created: false,
             read_next: None,
             open_error: None,
+            oversize: None,
             walk: next_offset.map(crate::partition::recovery::aliases::empty_walk),
         }
     }

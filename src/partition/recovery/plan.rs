@@ -768,6 +768,9 @@ pub(crate) struct SegmentInput {
     /// directory at `N.index.swap` or `N.txnindex.swap`): what and why, in words
     /// (`swaps::CompletedSwaps::apply`).
     pub open_error: Option<String>,
+    /// The `.log` file's size when it is above `Integer.MAX_VALUE` bytes: `FileRecords`
+    /// refuses to open it (`KafkaException`), so `LogSegment.open` throws for it at load.
+    pub oversize: Option<u64>,
 }
 
 impl SegmentInput {

@@ -631,6 +631,21 @@ fn segment_files_failure<'a>(
         order.sort_by(|a, b| java_name_order(a.load_name(), b.load_name()));
     }
     let at_segment = order.into_iter().find_map(|s| {
+        // Opened first: `FileRecords` refuses a file above `Integer.MAX_VALUE` bytes
+        // (`FileRecordsTest.testOpenOversizeFile`); no broker writes one
+        // (`FileRecords.append` refuses to pass the limit).
+        if let Some(len) = s.oversize {
+            return Some((s, Box::new(LoadFailure {
+                kind: Kind::PreallocatedTail.id().into(),
+                offset: None,
+                exception: "KafkaException".into(),
+                message: format!(
+                    "opening segment {} at load (LogLoader.loadSegmentFiles → LogSegment.open → FileRecords.open, segments in name order) throws KafkaException: the file is {len} bytes, above the maximum segment size {} (Integer.MAX_VALUE) FileRecords opens; LogManager.loadLogs rethrows it (the broker does not start)",
+                    s.name,
+                    i32::MAX
+                ),
+            })));
+        }
         // Recovered at load, its transaction index append throws before any later
         // offset index append can (`LogSegment.recover` stops at the first throw).
         let txn = s.walk.as_ref().and_then(|w| w.txn_index_throw.as_deref());

@@ -323,6 +323,7 @@ impl CompletedSwaps {
                 created: false,
                 read_next: None,
                 open_error: open_error(&p.path, s.base, false),
+                oversize: None,
             });
         }
         kept.sort_by_key(|s| s.base);
@@ -346,6 +347,7 @@ impl CompletedSwaps {
             created: false,
             read_next: None,
             open_error: open_error(&p.path, s.base, true),
+            oversize: None,
         }
     }
 }

@@ -712,6 +712,7 @@ fn apply_recovery(
             created: false,
             read_next: None,
             open_error: None,
+            oversize: None,
         })
         .collect();
     // The segments the load sees once it has completed the swaps it finds.
