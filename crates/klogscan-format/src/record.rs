@@ -89,6 +89,11 @@ fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
     Ok(())
 }
 
+/// The problem of a batch whose record count is 0 over records bytes (no reader reads
+/// them: `DefaultRecordBatch.iterator` returns no record for a count of 0).
+pub const COUNT_0_OVER_BYTES: &str =
+    "records count 0 over records bytes: Kafka's record iterators read none of them";
+
 /// Reads exactly `count` records from an uncompressed records section, then checks that
 /// nothing is left over ("Incorrect declared batch size, records still remaining"). A count
 /// of 0 reads nothing; bytes after the header are then refused in words of their own
@@ -204,12 +209,9 @@ impl<'a> Iterator for Records<'a> {
                 // record), so a reader sees none of these bytes; no Kafka writer leaves
                 // them (the cleaner's empty batch is the bare header, and the leader
                 // refuses a count of 0, `LogValidator.validateBatch`).
-                return Some(Err(self.cur.err(
-                    "recordsCount",
-                    Problem::Invalid(
-                        "records count 0 over records bytes: Kafka's record iterators read none of them",
-                    ),
-                )));
+                return Some(Err(self
+                    .cur
+                    .err("recordsCount", Problem::Invalid(COUNT_0_OVER_BYTES))));
             }
             if self.cur.remaining() != 0 {
                 return Some(Err(self.cur.err(

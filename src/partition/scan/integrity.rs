@@ -71,6 +71,14 @@ pub(super) fn invalid_batch(
     let mut f = segment_finding(ctx, Kind::InvalidBatch, name, pos, format!("{name}: invalid batch at byte {pos}: {e}"))
         .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
         .broker("rejected on append (InvalidRecordException / CorruptRecordException); consumers fail to read it");
+    // A count of 0 over records bytes: every reader's record iterator reads none of them
+    // (`DefaultRecordBatch.iterator`, `RecordIterator` checks leftovers only after a last
+    // declared record), and `CompletedFetch.maybeEnsureValid` checks only size and CRC.
+    if matches!(e.problem, format::Problem::Invalid(m) if m == format::record::COUNT_0_OVER_BYTES) {
+        f = f
+            .broker("rejected on append (LogValidator.validateBatch refuses a record count of 0); every reader reads no record of it, replicas and recovery keep it")
+            .client_error("consumer: no exception — the batch's size and CRC are valid, which is all CompletedFetch.maybeEnsureValid checks, and its record iterator yields no record for a count of 0: the consumer delivers nothing of it and goes on at the next offset");
+    }
     if let Some(o) = offset {
         f = f.offset(o);
     }
