@@ -32,7 +32,7 @@ mod version;
 pub use control_throw::ControlThrow;
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
-    SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
+    APPENDED_IN_PLACE, SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
     word_integrity_finding,
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};

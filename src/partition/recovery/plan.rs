@@ -255,6 +255,9 @@ pub(crate) fn word_integrity_finding(
     };
     let on_append = match f.kind {
         Kind::CrcMismatch => "rejected on append (CorruptRecordException); ",
+        Kind::InvalidBatch if f.broker_behaviour.starts_with(APPENDED_IN_PLACE) => {
+            APPENDED_IN_PLACE
+        }
         Kind::InvalidBatch => {
             "rejected on append (InvalidRecordException / CorruptRecordException); "
         }
@@ -469,6 +472,13 @@ fn throws_when_framed(f: &Finding, walk: Option<&RecoverWalk>) -> bool {
 /// Why a segment is recovered after the log dir's unclean shutdown (what
 /// [`SegmentPlan::for_metadata_log`] rewords for the metadata log, compared as this value,
 /// never by its words).
+/// How a leader appends a compressed batch whose record's length is not its fields': one
+/// that keeps the producer's codec validates it in place
+/// (`LogValidator.validateMessagesAndAssignOffsetsCompressed`: `skipKeyValueIterator`,
+/// `DefaultRecord.readPartiallyFrom`, which reads the fields one after the other and never
+/// against the record's length); one that recompresses reads it whole and refuses it.
+pub(crate) const APPENDED_IN_PLACE: &str = "appended by a leader that keeps the producer's codec (LogValidator's in-place path reads the records with DefaultRecord.readPartiallyFrom, which never holds a record's fields against its length), refused by one that recompresses the batch (InvalidRecordException from DefaultRecord.readFrom); ";
+
 const UNCLEAN_REASON: &str = "unclean shutdown (segment at or above the recovery point)";
 
 /// Why the KRaft metadata log's segments are recovered at every start.

@@ -460,6 +460,16 @@ pub(super) fn check_records(
                 if compressed && let Some(ev) = f.evidence.as_object_mut() {
                     ev.insert("error_position_in".into(), json!("decompressed records"));
                 }
+                // A leader that keeps the producer's codec validates a compressed batch in
+                // place (`LogValidator.validateMessagesAndAssignOffsetsCompressed`:
+                // `skipKeyValueIterator`, `DefaultRecord.readPartiallyFrom`), reading the
+                // fields one after the other and never against the record's length.
+                if compressed && e.structure == "record" && e.field == "length" {
+                    f = f.broker(format!(
+                        "{}never re-checked by replicas or recovery; consumers fail to read it",
+                        crate::partition::recovery::APPENDED_IN_PLACE
+                    ));
+                }
                 out.push(f);
                 return;
             }
