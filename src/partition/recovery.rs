@@ -30,11 +30,11 @@ mod stop;
 pub(crate) mod swaps;
 mod version;
 pub use control_throw::ControlThrow;
-pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
-    APPENDED_IN_PLACE, SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
-    word_integrity_finding,
+    APPENDED_IN_PLACE, SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption,
+    txnindex_verdict, word_integrity_finding,
 };
+pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
 pub use stop::{StopReason, SwappedTail};

@@ -44,7 +44,10 @@ pub(super) fn acknowledged_tail(
         std::cmp::Ordering::Greater => (1, 0),
         std::cmp::Ordering::Equal => return None,
     };
-    let (rb, ra) = (&report.partitions[lines[behind].0], &report.partitions[lines[ahead].0]);
+    let (rb, ra) = (
+        &report.partitions[lines[behind].0],
+        &report.partitions[lines[ahead].0],
+    );
     let (end, other_end, hw) = (rb.log_end_offset?, ra.log_end_offset?, rb.high_watermark?);
     let to = super::truncation_point(&lines[behind].1, end, &lines[ahead].1, other_end)?;
     let from = to.max(other_end);
