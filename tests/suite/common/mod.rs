@@ -4,6 +4,7 @@
 pub mod cases;
 pub mod huge;
 pub mod kraft;
+pub mod one_log_dir;
 #[cfg(target_os = "linux")]
 pub mod peak;
 pub mod quiet;

@@ -35,16 +35,8 @@
 //! outside the format layer (docs/testing.md, "Kafka test audit: the record format").
 #![cfg(feature = "testkit")]
 
-use crate::common::quiet::{loud, scan_dir, verify_dir};
-use klogscan::dump::{DumpOptions, dump_paths};
 use klogscan::finding::{Finding, Kind};
-use klogscan::results::ScanReport;
-use klogscan::testkit::{
-    BatchInfo, BatchSpec, Codec, LogDirBuilder, Manifest, PartitionBuilder, RecordSpec,
-};
-use klogscan::verify::VerifyReport;
-use std::path::Path;
-use tempfile::TempDir;
+use klogscan::testkit::{BatchInfo, BatchSpec, Codec, LogDirBuilder, PartitionBuilder, RecordSpec};
 
 mod batches;
 mod cleaned;
@@ -55,50 +47,9 @@ mod streams;
 /// The data partition of the cases.
 const TOPIC: &str = "orders";
 
-/// A log dir of broker 1 holding one partition, kept alive with its manifest.
-struct Written {
-    _dir: TempDir,
-    m: Manifest,
-}
+use crate::common::one_log_dir::Written;
 
 impl Written {
-    fn log_dir(&self) -> &Path {
-        self.m.dir.parent().unwrap()
-    }
-
-    /// `scan` (with `--deep` when `deep`); no input error.
-    fn scan(&self, deep: bool) -> ScanReport {
-        scan_dir(self.log_dir(), deep)
-    }
-
-    /// `verify` for a current broker; no input error.
-    fn verify(&self) -> VerifyReport {
-        verify_dir(self.log_dir())
-    }
-
-    /// The partition's scan with its replayed producers kept.
-    fn state(&self) -> ScanReport {
-        crate::common::cases::scan_dir(self.log_dir())
-    }
-
-    /// Nothing at warning or above from `scan`, `scan --deep` or `verify`, and a load
-    /// that neither fails nor truncates.
-    fn assert_quiet(&self) {
-        let (s, d) = (self.scan(false), self.scan(true));
-        let v = self.verify();
-        let (s, d, vl) = (loud(&s.findings), loud(&d.findings), loud(v.findings()));
-        assert!(
-            s.is_empty() && d.is_empty() && vl.is_empty(),
-            "scan: {s:#?}\nscan --deep: {d:#?}\nverify: {vl:#?}"
-        );
-        let p = &v.partitions[0].prediction;
-        assert!(
-            p.load_failure.is_none() && p.truncation.is_none(),
-            "{:#?}",
-            (&p.load_failure, &p.truncation)
-        );
-    }
-
     /// `(kind, offset)` of every finding at warning or above of `scan` (`--deep` when
     /// `deep`).
     fn loud_kinds(&self, deep: bool) -> Vec<(Kind, Option<i64>)> {
@@ -127,23 +78,7 @@ impl Written {
 
     /// `dump --deep-iteration` of the partition's segments: (batch lines, record lines).
     fn dump(&self) -> (Vec<String>, Vec<String>) {
-        let paths: Vec<_> = self.m.segments.iter().map(|(_, p)| p.clone()).collect();
-        let opts = DumpOptions {
-            deep_iteration: true,
-            ..Default::default()
-        };
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        dump_paths(&paths, &opts, &mut out, &mut err).unwrap();
-        let out = String::from_utf8(out).unwrap();
-        let batches = (out.lines())
-            .filter(|l| l.starts_with("baseOffset:"))
-            .map(str::to_string)
-            .collect();
-        let records = (out.lines())
-            .filter(|l| l.starts_with('|'))
-            .map(str::to_string)
-            .collect();
-        (batches, records)
+        (self.dump_lines("baseOffset:"), self.dump_lines("|"))
     }
 }
 
@@ -162,10 +97,7 @@ fn write_crashed(p: PartitionBuilder) -> Written {
 }
 
 fn write_in(ld: LogDirBuilder, p: PartitionBuilder) -> Written {
-    let dir = tempfile::tempdir().unwrap();
-    let m = ld.partition(p).write(dir.path()).unwrap();
-    let m = m.partitions.into_iter().next().unwrap();
-    Written { _dir: dir, m }
+    Written::write(ld, p)
 }
 
 /// The manifest row of `spec` (what `PartitionBuilder::append_spec` records), for an entry

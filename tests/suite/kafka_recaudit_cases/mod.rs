@@ -37,16 +37,8 @@
 //! `src/` (docs/testing.md, "Kafka test audit: control records and the batch builder").
 #![cfg(feature = "testkit")]
 
-use crate::common::quiet::{loud, scan_dir, verify_dir};
-use klogscan::dump::{DumpOptions, dump_paths};
 use klogscan::finding::Kind;
-use klogscan::results::ScanReport;
-use klogscan::testkit::{
-    Batch, BatchSpec, LogDirBuilder, Manifest, PartitionBuilder, Producer, RecordSpec,
-};
-use klogscan::verify::VerifyReport;
-use std::path::Path;
-use tempfile::TempDir;
+use klogscan::testkit::{Batch, BatchSpec, LogDirBuilder, PartitionBuilder, Producer, RecordSpec};
 
 mod builder;
 mod control_types;
@@ -60,32 +52,9 @@ fn txn() -> Producer {
     Producer::transactional(9809, 15)
 }
 
-/// A log dir of broker 1 holding one partition, kept alive with its manifest.
-struct Written {
-    _dir: TempDir,
-    m: Manifest,
-}
+use crate::common::one_log_dir::Written;
 
 impl Written {
-    fn log_dir(&self) -> &Path {
-        self.m.dir.parent().unwrap()
-    }
-
-    /// `scan` (with `--deep` when `deep`); no input error.
-    fn scan(&self, deep: bool) -> ScanReport {
-        scan_dir(self.log_dir(), deep)
-    }
-
-    /// `verify` for a current broker; no input error.
-    fn verify(&self) -> VerifyReport {
-        verify_dir(self.log_dir())
-    }
-
-    /// The partition's scan with its replayed producers kept.
-    fn state(&self) -> ScanReport {
-        crate::common::cases::scan_dir(self.log_dir())
-    }
-
     /// `verify`'s load failure, `(exception, offset)`.
     fn load_failure(&self) -> Option<(String, Option<i64>)> {
         let v = self.verify();
@@ -109,47 +78,15 @@ impl Written {
             .collect()
     }
 
-    /// Nothing at warning or above from `scan`, `scan --deep` or `verify`, and a load
-    /// that neither fails nor truncates.
-    fn assert_quiet(&self) {
-        let (s, d) = (self.scan(false), self.scan(true));
-        let v = self.verify();
-        let (s, d, vl) = (loud(&s.findings), loud(&d.findings), loud(v.findings()));
-        assert!(
-            s.is_empty() && d.is_empty() && vl.is_empty(),
-            "scan: {s:#?}\nscan --deep: {d:#?}\nverify: {vl:#?}"
-        );
-        let p = &v.partitions[0].prediction;
-        assert!(
-            p.load_failure.is_none() && p.truncation.is_none(),
-            "{:#?}",
-            (&p.load_failure, &p.truncation)
-        );
-    }
-
     /// `dump --deep-iteration` of the partition's segments: the record lines (`| …`).
     fn dump_records(&self) -> Vec<String> {
-        let paths: Vec<_> = self.m.segments.iter().map(|(_, p)| p.clone()).collect();
-        let opts = DumpOptions {
-            deep_iteration: true,
-            ..Default::default()
-        };
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        dump_paths(&paths, &opts, &mut out, &mut err).unwrap();
-        let out = String::from_utf8(out).unwrap();
-        (out.lines())
-            .filter(|l| l.starts_with('|'))
-            .map(str::to_string)
-            .collect()
+        self.dump_lines("|")
     }
 }
 
 /// Write `p` as broker 1's only partition in a log dir built by `ld`.
 fn write(ld: LogDirBuilder, p: PartitionBuilder) -> Written {
-    let dir = tempfile::tempdir().unwrap();
-    let m = ld.partition(p).write(dir.path()).unwrap();
-    let m = m.partitions.into_iter().next().unwrap();
-    Written { _dir: dir, m }
+    Written::write(ld, p)
 }
 
 /// A log dir shut down cleanly.
