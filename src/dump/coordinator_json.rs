@@ -241,6 +241,26 @@ mod tests {
         out.extend_from_slice(s.as_bytes());
     }
 
+    /// Kafka 4.3's `RegisterBrokerRecord` v4 (KIP-1066) prints its cordoned log dirs (tag 1)
+    /// beside its log dirs (tag 0).
+    #[test]
+    fn a_kafka_4_3_registration_prints_its_cordoned_log_dirs() {
+        let mut v = vec![1u8, 0, 4];
+        v.extend_from_slice(&7i32.to_be_bytes());
+        v.push(0);
+        v.extend_from_slice(&[5; 16]);
+        v.extend_from_slice(&42i64.to_be_bytes());
+        v.extend_from_slice(&[1, 1, 0, 0, 0]);
+        v.extend_from_slice(&[2, 0, 17, 2]);
+        v.extend_from_slice(&[0xa; 16]);
+        v.extend_from_slice(&[1, 17, 2]);
+        v.extend_from_slice(&[0xc; 16]);
+        let (_, out) = metadata_record(Some(&v), 3);
+        let out = out.unwrap();
+        assert!(out.starts_with(r#"{"type":"REGISTER_BROKER_RECORD","version":4,"#), "{out}");
+        assert!(out.contains(r#""logDirs":["#) && out.contains(r#""cordonedLogDirs":["#), "{out}");
+    }
+
     #[test]
     fn golden_lines_of_the_schemas_readme() {
         let mut key = 3i16.to_be_bytes().to_vec();
