@@ -257,8 +257,14 @@ mod tests {
         v.extend_from_slice(&[0xc; 16]);
         let (_, out) = metadata_record(Some(&v), 3);
         let out = out.unwrap();
-        assert!(out.starts_with(r#"{"type":"REGISTER_BROKER_RECORD","version":4,"#), "{out}");
-        assert!(out.contains(r#""logDirs":["#) && out.contains(r#""cordonedLogDirs":["#), "{out}");
+        assert!(
+            out.starts_with(r#"{"type":"REGISTER_BROKER_RECORD","version":4,"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""logDirs":["#) && out.contains(r#""cordonedLogDirs":["#),
+            "{out}"
+        );
     }
 
     #[test]
