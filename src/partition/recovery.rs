@@ -29,16 +29,17 @@ mod snapshot_fates;
 mod stop;
 pub(crate) mod swaps;
 mod version;
+mod wording;
 pub use control_throw::ControlThrow;
-pub(crate) use plan::{
-    APPENDED_IN_PLACE, SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption,
-    txnindex_verdict, word_integrity_finding,
-};
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
+pub(crate) use plan::{
+    SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
+};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
 pub use stop::{StopReason, SwappedTail};
 pub use version::{BrokerVersion, producer_expiration_ms};
+pub(crate) use wording::word_integrity_finding;
 
 use crate::discover::layout::LogDir;
 use crate::finding::{Finding, Kind};

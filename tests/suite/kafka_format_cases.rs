@@ -322,3 +322,58 @@ fn a_flipped_magic_under_a_crc_that_holds_is_kept_and_refused_by_readers() {
     assert!(t.reason.contains("magic byte is not 0, 1 or 2"), "{t:?}");
     assert_eq!(p.log_end_offset, Some(2));
 }
+
+/// The same batch in a log dir shut down cleanly: the load's wording (nothing recovers the
+/// segment) keeps what the rule says of an append — "not rejected on append" — as it does
+/// after a crash, when recovery reads past the batch (its size and CRC hold). Near miss: a
+/// batch whose CRC fails in the same log dir is "rejected on append", then "not noticed on
+/// load".
+#[test]
+fn a_marker_batch_of_two_records_keeps_its_words_in_a_clean_log_dir() {
+    let run = |crc_ok: bool| {
+        let mut p = PartitionBuilder::new("orders", 0);
+        let marker = |delta| RecordSpec {
+            offset_delta: delta,
+            ..klogscan::testkit::encode::end_txn_record(true, 0)
+        };
+        p.append_spec(BatchSpec {
+            control: true,
+            transactional: true,
+            producer_id: 7,
+            producer_epoch: 0,
+            base_timestamp: 1_700_000_000_000,
+            records: vec![marker(0), marker(1)],
+            overrides: klogscan::testkit::HeaderOverrides {
+                crc: (!crc_ok).then_some(1),
+                ..Default::default()
+            },
+            ..BatchSpec::default()
+        });
+        let d = tempfile::tempdir().unwrap();
+        klogscan::testkit::LogDirBuilder::new(1)
+            .partition(p)
+            .write(d.path())
+            .unwrap();
+        klogscan::pipeline::scan(&[d.path().to_path_buf()], &ScanOptions::default())
+    };
+    let r = run(true);
+    let bad = of_kind(&r, Kind::InvalidBatch);
+    assert_eq!(bad.len(), 1, "{:#?}", r.findings);
+    assert!(
+        bad[0]
+            .broker_behaviour
+            .starts_with("not rejected on append"),
+        "{}",
+        bad[0].broker_behaviour
+    );
+    let r = run(false);
+    let crc = of_kind(&r, Kind::CrcMismatch);
+    assert_eq!(crc.len(), 1, "{:#?}", r.findings);
+    assert!(
+        crc[0]
+            .broker_behaviour
+            .starts_with("rejected on append (CorruptRecordException); not noticed on load"),
+        "{}",
+        crc[0].broker_behaviour
+    );
+}

@@ -364,6 +364,9 @@ impl Consumer {
     }
 }
 
+/// What the broker does with a compressed batch whose record's length is not its fields'.
+const RECORD_LENGTH_IN_PLACE: &str = "appended by a leader that keeps the producer's codec (LogValidator's in-place path reads the records with DefaultRecord.readPartiallyFrom, which never holds a record's fields against its length), refused by one that recompresses the batch (InvalidRecordException from DefaultRecord.readFrom); never re-checked by replicas or recovery; consumers fail to read it";
+
 /// What the broker does with a COMMIT/ABORT batch of more than one record.
 const MARKER_COUNT: &str = "not rejected on append (the leader checks no record count of the coordinator's marker batches) and not checked by replicas or recovery: ProducerAppendInfo.appendEndTxnMarker and consumers (CompletedFetch) read only the first record; a batch Kafka's coordinator never writes";
 
@@ -465,10 +468,7 @@ pub(super) fn check_records(
                 // `skipKeyValueIterator`, `DefaultRecord.readPartiallyFrom`), reading the
                 // fields one after the other and never against the record's length.
                 if compressed && e.structure == "record" && e.field == "length" {
-                    f = f.broker(format!(
-                        "{}never re-checked by replicas or recovery; consumers fail to read it",
-                        crate::partition::recovery::APPENDED_IN_PLACE
-                    ));
+                    f = f.broker(RECORD_LENGTH_IN_PLACE);
                 }
                 out.push(f);
                 return;

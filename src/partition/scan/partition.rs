@@ -766,18 +766,13 @@ fn apply_recovery(
     report.truncation_unknown = plan.outcome_unknown.clone();
     // The load fails before any recovery (`verify`'s `load_failure` says the same).
     report.load_failure = plan.load_fails.clone();
-    // The walks that end in bytes that do not frame, by segment (one lookup a finding).
-    let tails: HashMap<&str, &recovery::RecoverWalk> = inputs
-        .iter()
-        .filter_map(|s| {
-            s.walk
-                .as_ref()
-                .filter(|w| w.tail.is_some())
-                .map(|w| (s.name.as_str(), w))
-        })
+    // The segments' walks, by segment (one lookup a finding; none made without findings).
+    let walks: HashMap<&str, &recovery::RecoverWalk> = (inputs.iter())
+        .filter(|_| !findings.is_empty())
+        .filter_map(|s| Some((s.name.as_str(), s.walk.as_ref()?)))
         .collect();
     for f in findings.iter_mut() {
-        let walk = f.segment.as_deref().and_then(|s| tails.get(s).copied());
+        let walk = f.segment.as_deref().and_then(|s| walks.get(s).copied());
         recovery::word_integrity_finding(
             f,
             &plan,
