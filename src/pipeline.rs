@@ -249,7 +249,11 @@ impl Leadership {
         const METADATA_VERSION_4_0: i16 = 22;
         let v4 = crate::partition::recovery::BrokerVersion(4, 0, 0);
         let given = opts.broker_version.is_some_and(|v| v >= v4);
-        for m in models {
+        // (the lookup of each copy's cluster only for the rare copy whose load loops)
+        for m in models
+            .iter_mut()
+            .filter(|m| m.history.load_never_completes())
+        {
             let source = || {
                 let r = report.partitions.iter().find(|r| r.path == m.origin.path)?;
                 ClusterHistory::of_cluster(&self.histories, &r.source)?.metadata_version()

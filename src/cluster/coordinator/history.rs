@@ -531,6 +531,12 @@ impl HistoryChecker {
         }
     }
 
+    /// Whether the copy's load never completes on a release before 4.0.0
+    /// ([`AnomalyKind::LoadNeverCompletes`]).
+    pub fn load_never_completes(&self) -> bool {
+        (self.anomalies.iter()).any(|a| a.kind == AnomalyKind::LoadNeverCompletes)
+    }
+
     fn push(
         &mut self,
         kind: AnomalyKind,
