@@ -742,7 +742,8 @@ fn unclean_election_with_elr_clears_it_and_is_outside_isr() {
 /// name with a new id B, whose partition starts at leader epoch 0. Then:
 ///
 /// * the live timeline of `orders-0` is B's (epochs from 0), A's ends at the removal;
-/// * a `PartitionChangeRecord` still naming A after the removal is applied to nothing;
+/// * a `PartitionChangeRecord` still naming A after the removal is applied to nothing (a
+///   controller refuses it: `metadata_record_rejected`);
 /// * B's own unclean election is judged against B's ISR, and A's topic config no longer
 ///   applies to it (the finding names none);
 /// * a `ClearElrRecord` naming `orders` clears B's ELR only.
@@ -791,8 +792,12 @@ fn a_topic_deleted_and_created_again_has_a_history_of_its_own() {
     let old = &h.history.partitions[&(a, 0)];
     assert_eq!(old.removed_at, Some(5));
     assert_eq!(old.steps.len(), 2);
-    assert_eq!(h.history.orphans.len(), 1);
-    assert_eq!(h.history.orphans[0].offset, 6);
+    // Refused by a controller ("no topic with that ID was found"): `metadata_record_rejected`.
+    assert!(h.history.orphans.is_empty());
+    let refused = &h.history.refused_targets;
+    assert_eq!(refused.len(), 1);
+    assert_eq!((refused[0].offset, refused[0].removed_at), (6, Some(5)));
+    assert!(!refused[0].topic_live);
     assert_eq!(h.leader_epochs("orders", 0), vec![(0, 2), (2, 1)]);
     let by_id: Vec<(TopicId, i32, Choice)> = h
         .elections

@@ -1,7 +1,8 @@
 //! What the metadata log says about itself: records that do not decode or that a node's replay
 //! refuses (a producer id block going back, a voter change of more than one voter, replica
 //! directories not one per replica, a leader recovery state outside its enum, a broker
-//! registration change of a broker or epoch not registered), record types or versions this reader does not know, and
+//! registration change of a broker or epoch not registered, a partition record of a topic or
+//! partition the image lacks), record types or versions this reader does not know, and
 //! metadata transactions the loader never applies.
 
 use super::ClusterHistory;
@@ -146,6 +147,9 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
         out.push(f);
     }
     if let Some(f) = topic_rejected(h, path) {
+        out.push(f);
+    }
+    if let Some(f) = target_rejected(h, path) {
         out.push(f);
     }
     for (offset, why) in &h.history.txn_errors {
@@ -438,6 +442,65 @@ fn topic_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
         }))
         .broker("ReplicationControlManager.replay throws on a TopicRecord whose name is live (no RemoveTopicRecord in between), whatever its id: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; brokers apply it (TopicsDelta.replay checks nothing)")
         .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller creates a topic only under a name not in use (CreateTopics answers TOPIC_ALREADY_EXISTS), so the log was rewritten, lost a RemoveTopicRecord or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+    )
+}
+
+/// The first partition record of a topic or partition the image does not hold
+/// (`replay::RefusedTarget`): every controller loading the log stops there; a broker skips a
+/// change of a live topic's missing partition, and keeps its image from before the whole
+/// metadata delta holding a record of a topic id not live.
+fn target_rejected(h: &ClusterHistory, path: &str) -> Option<Finding> {
+    let refused = &h.history.refused_targets;
+    let first = refused.first()?;
+    let id = encode_uuid(&first.topic_id);
+    let name = topic_name(h, &first.topic_id);
+    let p = first.partition;
+    let (what, exception, broker) = match (first.topic_live, first.removed_at) {
+        (true, _) => (
+            format!("partition {p} of topic {name} ({id}), which has no such partition"),
+            "no partition with that id was found",
+            "a broker skips the record (TopicDelta.replay: \"Unable to find partition\")",
+        ),
+        (false, Some(at)) => (
+            format!("partition {p} of topic {name} ({id}), removed at metadata offset {at}"),
+            "no topic with that ID was found",
+            "what a broker does depends on which metadata delta its loader applied the removal in, which the log does not say (an earlier one: applying the delta holding this record throws and the broker's image stays as before it; the same one: the change brings the removed topic back into its image)",
+        ),
+        (false, None) => (
+            format!("partition {p} of topic id {id}, which no TopicRecord created"),
+            "no topic with that ID was found",
+            "applying the metadata delta holding it throws on a broker, whose image stays as before that delta",
+        ),
+    };
+    let kafka_broker = if first.topic_live {
+        "ReplicationControlManager.replay throws on a PartitionChangeRecord of a partition its topic does not have: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's TopicDelta.replay throws too, and its metadata loader hands that to its fault handler (MetadataBatchLoader.loadBatch; fatal only with the controller role, SharedServer): it logs it (metadata-load-error-count) and goes on without the record, the partition as absent as before"
+    } else {
+        "ReplicationControlManager.replay throws on a partition record of a topic id it does not hold: a controller's replay of a committed record is fatal (QuorumController, the process-terminating fault handler), so every controller loading the log stops there and the quorum has no active controller once they restart; a broker's TopicsDelta.getOrCreateTopicDelta starts the topic's delta from the image the delta began with: with no topic of that id there, replaying the record and then applying the metadata delta holding it both throw (MetadataBatchLoader.applyDeltaAndUpdate: \"Error generating new metadata image\"), the broker logs it (metadata-load-error-count) and keeps its image from before that delta, without every record loaded with it (which ones depends on how the loader grouped the batches); a removal applied in the same delta leaves that image holding the topic, and the change revives it"
+    };
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {}: a {} of {what}: a controller replaying it throws (\"{exception}\") and stops; {broker}{}",
+                first.offset,
+                first.record,
+                more(refused.len())
+            ),
+        )
+        .offset(first.offset)
+        .evidence(serde_json::json!({
+            "record": first.record,
+            "topic_id": id,
+            "partition": first.partition,
+            "topic_live": first.topic_live,
+            "topic_removed_at": first.removed_at,
+            "rejected_records": refused.len(),
+            "metadata_log": path,
+        }))
+        .broker(kafka_broker)
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the controller writes a partition record only for a topic and partition it holds (CreateTopics, CreatePartitions, elections and reassignments all start from the image), so the log was rewritten, lost the records that created them or was written by another tool; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
     )
 }
 

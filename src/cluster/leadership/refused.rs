@@ -12,7 +12,9 @@
 //!   register, or with a fencing or controlled-shutdown value outside its enum
 //!   ([`RefusedBrokerChange`]);
 //! * a `TopicRecord` of a topic name already live, which only a controller refuses
-//!   ([`RefusedTopic`]).
+//!   ([`RefusedTopic`]);
+//! * a partition record of a topic, or a `PartitionChangeRecord` of a partition, the image
+//!   does not hold ([`RefusedTarget`]).
 
 use crate::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord, TopicId};
 use serde::{Deserialize, Serialize};
@@ -216,6 +218,34 @@ pub struct RefusedTopic {
     pub topic_id: TopicId,
     /// The id of the live topic of that name (the record's own, or another).
     pub live_id: TopicId,
+}
+
+/// A partition record naming what the image does not hold: a `PartitionRecord` of a topic
+/// id not live, a `PartitionChangeRecord` of a topic id not live or of a partition its live
+/// topic lacks. `ReplicationControlManager.replay` throws on both ("Tried to create partition
+/// …, but no topic with that ID was found", "… no partition with that id was found"), so
+/// every controller stops. A broker's `TopicsDelta` takes a record of a live topic's missing
+/// partition to `TopicDelta.replay`, which throws ("Unable to find partition …"): the loader
+/// logs it and goes on without the record. A record of a topic id not live makes the
+/// broker's `TopicsDelta.getOrCreateTopicDelta` keep a topic delta over no topic image:
+/// `TopicDelta.apply` then throws (a `NullPointerException`) when the loader applies the
+/// metadata delta holding it (`MetadataBatchLoader.applyDeltaAndUpdate`: "Error generating
+/// new metadata image"), and the broker keeps its image from before that delta — every
+/// record loaded with it is lost to that broker (which ones, the log does not say). The
+/// history applies none of these records and every other one. Judged only while the replay
+/// holds every record before it (no gap at or before it): a record it could not read may
+/// have created the topic or partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedTarget {
+    pub offset: i64,
+    /// `PartitionRecord` or `PartitionChangeRecord`.
+    pub record: String,
+    pub topic_id: TopicId,
+    pub partition: i32,
+    /// The topic id is live (only the partition is missing).
+    pub topic_live: bool,
+    /// The topic of that id was removed at this metadata offset (`None`: never created).
+    pub removed_at: Option<i64>,
 }
 
 #[cfg(test)]

@@ -17,13 +17,14 @@
 //! * A record a node's replay throws on is not applied where brokers skip it (their loader
 //!   logs it and goes on): replica directories not one per replica, a leader recovery state
 //!   `LeaderRecoveryState` does not know, a registration change of a broker or epoch not
-//!   registered (`refused`, kept in the history for `metadata_record_rejected`). A record
+//!   registered, a partition record of a topic or partition the image does not hold
+//!   (`refused`, kept in the history for `metadata_record_rejected`). A record
 //!   only controllers refuse (an `UnregisterBrokerRecord` at another epoch, a `TopicRecord`
 //!   of a live topic's name) is kept aside too, and applied as brokers apply it.
 
 use super::refused;
 pub use super::refused::{
-    RefusedBrokerChange, RefusedDirectories, RefusedRecoveryState, RefusedTopic,
+    RefusedBrokerChange, RefusedDirectories, RefusedRecoveryState, RefusedTarget, RefusedTopic,
 };
 use crate::read::format::metadata::{
     MetaRecord, NO_LEADER_CHANGE, PartitionChange, PartitionRecord, RESOURCE_BROKER,
@@ -295,6 +296,10 @@ pub struct History {
     /// apply (applied).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused_topics: Vec<RefusedTopic>,
+    /// Partition records of a topic or partition the image does not hold, which every
+    /// node's replay throws on: not applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_targets: Vec<RefusedTarget>,
     /// The first offset the replay could not apply (`MetadataLog::gaps`; replay state):
     /// at and past it the registrations may lack one.
     #[serde(skip)]
@@ -456,7 +461,9 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
         // So does `LeaderRecoveryState` a recovery state other than 0 or 1 (-1 too, for a
         // change: no change).
         MetaRecord::Partition(r) => {
-            if let Some(x) = refused::refused_record(r, offset) {
+            if let Some(x) = refused_target(h, names, (r.topic_id, r.partition_id), false, e) {
+                h.refused_targets.push(x);
+            } else if let Some(x) = refused::refused_record(r, offset) {
                 h.refused_directories.push(x);
             } else if let Some(x) = refused::recovery_of_record(r, offset) {
                 h.refused_recovery_states.push(x);
@@ -468,7 +475,14 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
             let cur = (h.partitions.get(&(c.topic_id, c.partition_id)))
                 .filter(|t| t.removed_at.is_none())
                 .and_then(|t| t.current());
-            if let Some(x) =
+            let target = (c.topic_id, c.partition_id);
+            if let Some(x) = cur
+                .is_none()
+                .then(|| refused_target(h, names, target, true, e))
+                .flatten()
+            {
+                h.refused_targets.push(x);
+            } else if let Some(x) =
                 cur.and_then(|s| refused::refused_change((&s.replicas, &s.directories), c, offset))
             {
                 h.refused_directories.push(x);
@@ -530,6 +544,40 @@ fn remove_topic(
         topic_id,
         created: false,
     });
+}
+
+/// [`RefusedTarget`] of the partition record `e` of `topic_id`'s partition `partition`: a
+/// `PartitionRecord` if the topic id is not live; a `PartitionChangeRecord` (`change`, its
+/// partition without a live state in the history) always. Judged only while no record the
+/// replay could not read lies at or before it.
+fn refused_target(
+    h: &History,
+    names: &HashMap<TopicId, String>,
+    (topic_id, partition): (TopicId, i32),
+    change: bool,
+    e: &MetaEntry,
+) -> Option<RefusedTarget> {
+    let topic_live = names.contains_key(&topic_id);
+    if (topic_live && !change) || h.first_gap.is_some_and(|g| g <= e.offset) {
+        return None;
+    }
+    let removed_at = (h.topics.iter().rev())
+        .find(|t| t.topic_id == topic_id)
+        .filter(|t| !t.created)
+        .map(|t| t.offset);
+    let record = if change {
+        "PartitionChangeRecord"
+    } else {
+        "PartitionRecord"
+    };
+    Some(RefusedTarget {
+        offset: e.offset,
+        record: record.into(),
+        topic_id,
+        partition,
+        topic_live,
+        removed_at,
+    })
 }
 
 /// `PartitionRecord` (or a snapshot's): the whole registration, a new step of the timeline.

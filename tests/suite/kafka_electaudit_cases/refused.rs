@@ -376,3 +376,117 @@ fn a_topic_record_repeating_a_live_id_empties_the_brokers_topic() {
         "a broker's image has no orders-0"
     );
 }
+
+/// `ReplicationControlManager.replay` of a partition record naming what the controller does
+/// not hold (`ReplicationControlManagerTest`'s replays all start from created topics; the
+/// refusal is the method's own: "Tried to create partition …, but no topic with that ID was
+/// found" / "… no partition with that id was found"): a `PartitionChangeRecord` of partition
+/// 5 of the live `orders` (which has only partition 0), one of a topic id no `TopicRecord`
+/// created, and a `PartitionRecord` of that id. Each: one `metadata_record_rejected` naming
+/// the first, every controller stops; a broker skips the first (`TopicDelta.replay`:
+/// "Unable to find partition"), and cannot apply the delta holding the others. None is
+/// applied. Near misses: partition 5 created first (`CreatePartitions` writes its
+/// `PartitionRecord`), and the same change in a log whose records below offset 50 are in no
+/// file (the history's gap at 0: the missing records may create it) — nothing refused.
+#[test]
+fn a_partition_record_of_what_the_image_lacks_stops_the_controllers() {
+    use klogscan::read::format::metadata::PartitionChange;
+    let ghost: [u8; 16] = [0x77; 16];
+    let five = change("orders", 5, |c| c.leader = 2);
+    let ghost_change = MetaRecord::PartitionChange(PartitionChange {
+        topic_id: ghost,
+        partition_id: 0,
+        leader: 2,
+        ..Default::default()
+    });
+    let mut ghost_record = partition("orders", 0, &[1, 2], &[1, 2], (1, 0, 0));
+    if let MetaRecord::Partition(p) = &mut ghost_record {
+        p.topic_id = ghost;
+    }
+    let cases = [
+        (
+            five.clone(),
+            "PartitionChangeRecord",
+            true,
+            "a broker skips the record",
+        ),
+        (
+            ghost_change,
+            "PartitionChangeRecord",
+            false,
+            "which no TopicRecord created",
+        ),
+        (
+            ghost_record,
+            "PartitionRecord",
+            false,
+            "which no TopicRecord created",
+        ),
+    ];
+    for (then, record, live, says) in cases {
+        let b = cluster_of(&log_with(0, &[then]));
+        let v = b.check();
+        let f = refused(&v, record);
+        assert_eq!(f.evidence["topic_live"], live, "{}", all_lines(&v));
+        assert_eq!(f.evidence["topic_removed_at"], serde_json::Value::Null);
+        assert_eq!(f.severity, Severity::Error);
+        assert!(f.message.contains(says), "{}", f.message);
+        assert!(f.message.contains("a controller replaying it throws"));
+        let h = history_of(&b);
+        assert!(h.timeline("orders", 5).is_none(), "not applied");
+        let leader = |h: &klogscan::cluster::leadership::ClusterHistory, n| {
+            h.current_leader("orders", n).map(|(_, s)| s.leader)
+        };
+        assert_eq!(leader(&h, 0), Some(1), "orders-0 untouched");
+    }
+    // near miss: partition 5 created before its change
+    let created = partition("orders", 5, &[1, 2], &[1, 2], (1, 0, 0));
+    let b = cluster_of(&log_with(0, &[created, five.clone()]));
+    let v = b.check();
+    let none = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(none.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
+    let h = history_of(&b);
+    assert_eq!(
+        h.current_leader("orders", 5).map(|(_, s)| s.leader),
+        Some(2)
+    );
+    // near miss: the records that would create it may lie below the first segment
+    let mut m = MetaLog::starting_at(T0 - 60 * SEC, 50);
+    m.batch(&[metadata_version(23), five]);
+    let b = crate::kafka_imgaudit_cases::brokers_with(&m, &[1, 2, 3], |_| Vec::new());
+    let v = b.check();
+    let none = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(none.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
+}
+
+/// `ReplicationControlManagerTest.testDeleteTopics`, then a `PartitionChangeRecord` still
+/// naming the removed topic's id: every controller stops ("no topic with that ID was
+/// found"); what a broker does depends on whether its loader applied the removal in an
+/// earlier delta or the same one (the log does not say): the finding says both. The
+/// removal's offset is in the evidence. Near miss: the same change before the removal
+/// applies.
+#[test]
+fn a_change_of_a_removed_topic_stops_the_controllers() {
+    let removed = MetaRecord::RemoveTopic {
+        topic_id: klogscan::testkit::files::topic_id_for("orders"),
+    };
+    let leader2 = change("orders", 0, |c| c.leader = 2);
+    let b = cluster_of(&log_with(0, &[removed.clone(), leader2.clone()]));
+    let v = b.check();
+    let f = refused(&v, "PartitionChangeRecord");
+    let at = f.evidence["topic_removed_at"]
+        .as_i64()
+        .expect("removal offset");
+    assert_eq!(f.offset, Some(at + 1));
+    assert!(
+        f.message.contains("removed at metadata offset"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("the log does not say"), "{}", f.message);
+    // near miss
+    let b = cluster_of(&log_with(0, &[leader2, removed]));
+    let v = b.check();
+    let none = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(none.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
+}
