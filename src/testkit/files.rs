@@ -112,7 +112,13 @@ impl ProducerTracker {
             return;
         }
         let delta = spec.last_offset_delta();
-        st.last_sequence = seq_add(spec.base_sequence, delta);
+        // `DefaultRecordBatch.lastSequence`: -1 for a base of -1 only; another negative
+        // base (bytes no producer writes) is incremented as any other.
+        st.last_sequence = match spec.base_sequence {
+            -1 => -1,
+            b if b < 0 => b.wrapping_add(delta),
+            b => seq_add(b, delta),
+        };
         st.last_offset = info.last_offset;
         st.offset_delta = delta;
         st.timestamp = spec.max_timestamp();

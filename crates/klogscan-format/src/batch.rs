@@ -3,7 +3,7 @@
 //! Kafka's classes: `FileLogInputStream` (framing: offset i64 + size i32 + the entry),
 //! `DefaultRecordBatch` (the v2 header and its CRC-32C), `LegacyRecord` (magic 0/1).
 
-use super::bytes::{be_i16, be_i32, be_i64, be_u32, increment_sequence};
+use super::bytes::{be_i16, be_i32, be_i64, be_u32, java_increment_sequence};
 use super::error::{FormatError, Problem};
 
 /// `offset(8) + size(4)`: bytes before the `size` counted region.
@@ -576,9 +576,16 @@ impl<'a> BatchView<'a> {
     pub fn next_offset(&self) -> i64 {
         self.last_offset().saturating_add(1)
     }
-    /// Last sequence with Kafka's wrap-around; -1 when there is no sequence.
+    /// Last sequence with Kafka's wrap-around (`DefaultRecordBatch.lastSequence`): -1 for a
+    /// base sequence of -1 (`NO_SEQUENCE`) only; any other base, other negative ones too
+    /// (bytes no producer writes), goes through the wrap-around arithmetic, as the load's
+    /// `ProducerAppendInfo` takes it. A record's own sequence is -1 for every negative base
+    /// ([`crate::bytes::increment_sequence`], as `DefaultRecord.readFrom`).
     pub fn last_sequence(&self) -> i32 {
-        increment_sequence(self.base_sequence(), self.last_offset_delta())
+        match self.base_sequence() {
+            -1 => -1,
+            base => java_increment_sequence(base, self.last_offset_delta()),
+        }
     }
     pub fn has_producer_id(&self) -> bool {
         self.producer_id() > -1

@@ -329,8 +329,9 @@ pub fn put_varlong(out: &mut Vec<u8>, v: i64) {
     out.push(u as u8);
 }
 
-/// Kafka's sequence arithmetic: `base + delta` wrapping past `i32::MAX` to 0.
-/// A base of -1 (no sequence) stays -1.
+/// A record's sequence (`DefaultRecord.readFrom`): `base + delta` wrapping past `i32::MAX`
+/// to 0, -1 for any negative base (a batch's last sequence differs for negative bases other
+/// than -1: `BatchView::last_sequence`).
 pub fn increment_sequence(base: i32, delta: i32) -> i32 {
     if base < 0 {
         return -1;

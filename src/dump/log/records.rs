@@ -60,12 +60,7 @@ impl Dumper<'_> {
         }
         // `DefaultRecordBatch.lastSequence()`, as the tool prints it: -1 for a base of -1
         // only, any other base through `incrementSequence` (-5 over two records is -4).
-        let last_seq = match b.base_sequence() {
-            -1 => -1,
-            base => {
-                crate::read::format::bytes::java_increment_sequence(base, b.last_offset_delta())
-            }
-        };
+        let last_seq = b.last_sequence();
         let ts_type = b.timestamp_type();
         if !self.json {
             self.line.clear();

@@ -379,3 +379,26 @@ fn coordinator_fenced_after_reload() {
         vec![Some(2)]
     );
 }
+
+/// `DefaultRecordBatch.lastSequence` as the load takes it (`ProducerAppendInfo`, which checks
+/// no sequence on the load's path): a batch of producer 3 with the base sequence -5 (no
+/// producer writes one, the leader refuses it; a rewritten log) over three records leaves
+/// the last sequence -3 in the state a broker writes to its snapshot — -1 only for a base of
+/// -1. The snapshot at the log end saying -3 agrees with the replay; the same snapshot
+/// saying -1 differs (`fields_differ`). Before session 34 the replay took -1 for every
+/// negative base and called Kafka's own snapshot a mismatch.
+#[test]
+fn a_negative_base_sequence_other_than_minus_1_is_incremented_in_the_snapshot() {
+    let mut p = PartitionBuilder::new("psm", 0).broker_files(PartitionFileOptions::default());
+    p.append(
+        Batch::new(Producer::idempotent(3, 0))
+            .sequence(-5)
+            .records(3),
+    );
+    let none = |e: SnapshotEntry| SnapshotEntry {
+        last_sequence: -1,
+        ..e
+    };
+    let e = end_snapshot_case(&p, none, "fields_differ");
+    assert_eq!(e.last_sequence, -3);
+}

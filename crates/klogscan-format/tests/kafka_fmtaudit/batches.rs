@@ -224,11 +224,10 @@ fn sequence_arithmetic_is_kafkas() {
 /// any other base, negative ones too, goes through `incrementSequence` (base -5, last
 /// offset delta 2: -3). No producer writes such a base (the leader refuses a negative base
 /// sequence with a producer id, `LogValidator.validateBatch`), but the load takes the batch's
-/// `lastSequence` as it is (`ProducerAppendInfo.appendDataBatch`). `BatchView::last_sequence`
-/// gives -1 for every negative base; `dump` already prints Kafka's value (it calls
-/// `java_increment_sequence`). Near miss: base -1 — -1 for both.
+/// `lastSequence` as it is (`ProducerAppendInfo.appendDataBatch`). Fixed (session 34):
+/// `BatchView::last_sequence` gave -1 for every negative base (`dump` printed Kafka's
+/// value). Near miss: base -1 — -1 for both.
 #[test]
-#[ignore = "divergence: BatchView::last_sequence is -1 for every negative base sequence, DefaultRecordBatch.lastSequence only for -1; the replay (src/partition) reads it, so the fix is not contained in the format layer"]
 fn a_negative_base_sequence_other_than_minus_1_is_incremented() {
     let recs = [
         record(0, 0, b"a", b"v"),
