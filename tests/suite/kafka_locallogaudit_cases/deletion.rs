@@ -1,7 +1,7 @@
 //! `LocalLogTest.testRemoveAndDeleteSegmentsAsync` and `testDeleteSegmentFilesAsync`: every
 //! segment of a log renamed `.deleted` and nothing else left.
 
-use super::{PDIR, TOPIC, deleted_leftovers, ends, recovered_set, rename_deleted, seg};
+use super::{PDIR, TOPIC, deleted_leftovers, ends, names, recovered_set, rename_deleted, seg};
 use crate::kafka_ckaudit_cases::{Dir, assert_quiet, log_of, part};
 use klogscan::testkit::LogDirBuilder;
 
@@ -26,8 +26,8 @@ fn nine_and_an_empty_one(log_start: Option<i64>) -> Dir {
 /// indexes never created — and schedules their removal. Outside the tests the broker does
 /// this to every segment in one place: `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd`,
 /// when the log ends (9) below the log start entry (here 20), which then opens a segment at
-/// that entry. A crash between the two leaves only `.deleted` files. Next start: all 37
-/// removed, no segment is left, so `recoverLog` opens one at the log start entry: `20.log`,
+/// that entry. A crash between the two leaves only `.deleted` files. Next start: all 28
+/// removed (the producer snapshots too, strays of no segment base: `removeStraySnapshots`), no segment is left, so `recoverLog` opens one at the log start entry: `20.log`,
 /// log start and end 20, nothing recovered, nothing said. Near misses: (1) the crash before
 /// the renames — the same entry deletes every live segment again (`deleted_segments`, the
 /// ten of them) before `20.log` is opened; (2) the `.deleted` files with no log start entry
@@ -49,6 +49,26 @@ fn every_segment_renamed_deleted_leaves_the_load_to_open_one_at_the_log_start() 
         Some(seg(20, "log").as_str())
     );
     assert!(p.prediction.deleted_segments.is_empty() && recovered_set(p).is_empty());
+    // The producer snapshots (not segment files: still live) match no segment base once the
+    // load has opened `20.log`, and none is above it: `removeStraySnapshots` deletes them all
+    // (the newest, 9, as the latest stray below the largest base). klogscan names 1–8 strays
+    // and 9 below the log start: the same fate.
+    let snapshots: Vec<String> = (names(&d.root.join(PDIR)).into_iter())
+        .filter(|n| n.ends_with(".snapshot"))
+        .collect();
+    assert_eq!(snapshots.len(), 9, "{snapshots:?}");
+    for s in &snapshots {
+        let l = (p.prediction.leftovers.iter())
+            .find(|l| &l.file == s)
+            .unwrap_or_else(|| panic!("{s}: {:#?}", p.prediction.leftovers));
+        let kind = if *s == seg(9, "snapshot") {
+            "snapshot_below_log_start"
+        } else {
+            "stray_snapshot"
+        };
+        assert_eq!(l.kind, kind, "{s}");
+        assert!(l.action.starts_with("deleted"), "{s}: {}", l.action);
+    }
 
     // (1) Not yet renamed: the load deletes them all itself.
     let d = nine_and_an_empty_one(Some(20));
