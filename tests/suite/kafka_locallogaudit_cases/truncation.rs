@@ -27,17 +27,21 @@ fn eight_then_five() -> PartitionBuilder {
 /// segments 0–6 `.deleted` (`removeAndDeleteSegments`, asynchronous), then
 /// `createAndDeleteSegment(10, segment 8)` opens the new `10.log` first (its indexes lazy:
 /// no file) and renames segment 8's files after it. `UnifiedLog.truncateFullyAndStartAt`
-/// around it deletes every producer snapshot and moves the log start and the high watermark
-/// to 10 (no log start entry: 10 is the first base). The broker dies inside the delete delay,
-/// recovery point 0. Next start: every `.deleted` file removed, segment 10 recovered (no
-/// offset index), log start and end 10, nothing said. Near miss: the crash inside
-/// `createAndDeleteSegment`, `10.log` opened and segment 8 not yet renamed: the load keeps
-/// segment 8 (offsets 8–12) before the empty segment 10, the log starts at 8 (the first
-/// base) and ends at 10 (the last segment's `readNextOffset`, its base) — offsets 10–12 of
-/// segment 8 above that end, which klogscan, like the load, reports nothing about.
+/// then clears the leader-epoch cache, deletes every producer snapshot
+/// (`ProducerStateManager.truncateFullyAndStartAt`) and moves the log start and the high
+/// watermark to 10 (no log start entry: 10 is the first base). The broker dies inside the
+/// delete delay, recovery point 0. Next start: every `.deleted` file removed, segment 10
+/// recovered (no offset index), log start and end 10, nothing said. Near miss: the crash
+/// inside `createAndDeleteSegment`, `10.log` opened and segment 8 not yet renamed (nothing
+/// of `UnifiedLog`'s part done: the epoch cache, the snapshots at 2–8 and 13 still there; the
+/// high watermark checkpoint taken as 10 in both, no acknowledged offset above it): the load
+/// keeps segment 8 (offsets 8–12) before the empty segment 10, the log starts at 8 (the
+/// first base) and ends at 10 (the last segment's `readNextOffset`, its base); the snapshot
+/// at 13 is above that end and deleted at load; nothing is said at warning or above.
+/// Offsets 10–12 of segment 8, above the end, are flagged by neither the load nor klogscan.
 #[test]
 fn truncate_fully_and_start_at_leaves_one_empty_segment() {
-    for renamed_8 in [true, false] {
+    for done in [true, false] {
         let d = Dir::write(
             LogDirBuilder::new(1)
                 .clean_shutdown(false)
@@ -45,23 +49,22 @@ fn truncate_fully_and_start_at_leaves_one_empty_segment() {
                 .high_watermark(TOPIC, 1, 10)
                 .partition(eight_then_five()),
         );
-        remove_snapshots(&d);
-        let below = if renamed_8 { 10 } else { 8 };
+        let below = if done { 10 } else { 8 };
         let mut renamed = rename_deleted(&d, |b| b < below);
         d.put(&format!("{PDIR}/{}", seg(10, "log")), "");
+        if done {
+            remove_snapshots(&d);
+            d.put(&format!("{PDIR}/leader-epoch-checkpoint"), "0\n0\n");
+        }
         renamed.sort();
-        assert_eq!(
-            renamed.len(),
-            if renamed_8 { 15 } else { 12 },
-            "{renamed:?}"
-        );
+        assert_eq!(renamed.len(), if done { 15 } else { 12 }, "{renamed:?}");
         let v = d.verify();
-        assert_quiet(&d, &v);
         let p = part(&v, TOPIC, 1);
         assert_eq!(deleted_leftovers(p), renamed);
         assert!(p.prediction.truncation.is_none() && p.prediction.deleted_segments.is_empty());
         assert_eq!(p.prediction.created_segment, None);
-        if renamed_8 {
+        if done {
+            assert_quiet(&d, &v);
             assert_eq!(ends(p), (Some(10), Some(10)));
             assert_eq!(recovered_set(p), [10]);
         } else {
@@ -72,6 +75,15 @@ fn truncate_fully_and_start_at_leaves_one_empty_segment() {
                 "the last batch's end"
             );
             assert_eq!(recovered_set(p), [8, 10]);
+            // The snapshot at 13 is above the loaded end: deleted at load
+            // (`rebuildProducerState` → `truncateAndReload`), the state rebuilt from the one at
+            // 8. Nothing at warning or above: the walk reads batches up to 13.
+            assert_quiet(&d, &v);
+            let at_13 = (p.prediction.leftovers.iter())
+                .find(|l| l.file == seg(13, "snapshot"))
+                .unwrap_or_else(|| panic!("{:#?}", p.prediction.leftovers));
+            assert_eq!(at_13.kind, "snapshot_beyond_log");
+            assert!(at_13.action.starts_with("deleted"), "{}", at_13.action);
         }
     }
 }
