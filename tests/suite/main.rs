@@ -104,6 +104,7 @@ mod kafka_kraft_read_cases;
 mod kafka_lecaudit_cases;
 mod kafka_legacy_format_cases;
 mod kafka_lmaudit_cases;
+mod kafka_locallogaudit_cases;
 mod kafka_log_loader_round2_cases;
 mod kafka_logmanager_cases;
 mod kafka_lso_round2_cases;
