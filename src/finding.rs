@@ -86,6 +86,9 @@ kinds! {
     OffsetGap = "offset_gap", Info;
     /// Batch offsets outside what the segment's base offset allows (rule 7).
     SegmentOffsetOutOfRange = "segment_offset_out_of_range", Error;
+    /// A segment's batches reaching the next segment's base offset (the next one not
+    /// starting after them).
+    SegmentPastNextBase = "segment_past_next_base", Error;
     /// partitionLeaderEpoch decreasing with offset (rule 8).
     LeaderEpochRegression = "leader_epoch_regression", Warning;
     /// `--deep`: records without a key on a topic treated as compacted (the cleaner drops them).

@@ -197,6 +197,8 @@ struct Run<'a> {
     timeline: Option<timeline::Collector>,
     /// `__transaction_state`: what the walks may still keep of its records.
     keep: &'a KeepBudget,
+    /// Batches reaching the next segment's base offset (`segment_past_next_base`).
+    past: past::PastNextBase,
 }
 
 impl<'a> Run<'a> {
@@ -206,6 +208,9 @@ impl<'a> Run<'a> {
         let report = &mut self.report;
         for ev in events {
             let kept = first_bad.is_none_or(|p| ev.position < p);
+            if !ev.is_recovery_only() {
+                self.past.batch(ev, kept);
+            }
             if kept {
                 check.batch(ev.last_offset, ev.max_timestamp, ev.size);
                 check.producer_state(ev, self.replay.has_open_txn(ev.producer_id));
@@ -253,6 +258,7 @@ impl<'a> Run<'a> {
     /// the model knows: no verdict on it, but it keeps its place (the recovery point's
     /// segment is found among all segments).
     fn unread(&mut self, name: String, base: i64) {
+        self.past.end_segment(self.ctx, false, &mut self.findings);
         self.report.carried.segment_walks.push(SegmentWalk {
             name: crate::partition::walked::SegmentName::of(&name),
             base_offset: base,
@@ -303,6 +309,7 @@ impl<'a> Run<'a> {
         report.carried.broker_timestamp = report.carried.broker_timestamp.max(seg.broker_timestamp);
         self.findings.extend(seg.findings);
         self.keyless.merge(seg.keyless);
+        (self.past).end_segment(self.ctx, !seg.unreadable, &mut self.findings);
     }
 
     /// Every unit replayed: the snapshots still pending see the final state, the group
@@ -528,6 +535,7 @@ pub(super) fn scan_partition(
             timeline::Collector::new(timeline::Limits::default(), &opts.timeline_producers)
         }),
         keep: &keep,
+        past: past::PastNextBase::new(logs.iter().map(|&(base, _)| base).collect()),
     };
     if remote.is_empty()
         && !ctx.kraft_metadata
@@ -810,3 +818,4 @@ use release::{drop_inert_recovery, release_spare_capacity};
 
 mod initial;
 use initial::{DirState, initial_report};
+mod past;

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::kafka_ckaudit_cases::{Dir, assert_quiet, part};
 use klogscan::finding::Kind;
+use klogscan::finding::Severity;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
 
 /// `testTruncateFullyAndStartAt`'s log: one-record batches 0–12, rolled after 1, 3, 5 and 7
@@ -37,8 +38,9 @@ fn eight_then_five() -> PartitionBuilder {
 /// high watermark checkpoint taken as 10 in both, no acknowledged offset above it): the load
 /// keeps segment 8 (offsets 8–12) before the empty segment 10, the log starts at 8 (the
 /// first base) and ends at 10 (the last segment's `readNextOffset`, its base); the snapshot
-/// at 13 is above that end and deleted at load; nothing is said at warning or above.
-/// Offsets 10–12 of segment 8, above the end, are flagged by neither the load nor klogscan.
+/// at 13 is above that end and deleted at load. Offsets 10–12 of segment 8, above the end,
+/// go unflagged by the load; klogscan names them (`segment_past_next_base`, the one finding
+/// at warning or above, in verify and scan alike).
 #[test]
 fn truncate_fully_and_start_at_leaves_one_empty_segment() {
     for done in [true, false] {
@@ -77,8 +79,9 @@ fn truncate_fully_and_start_at_leaves_one_empty_segment() {
             assert_eq!(recovered_set(p), [8, 10]);
             // The snapshot at 13 is above the loaded end: deleted at load
             // (`rebuildProducerState` → `truncateAndReload`), the state rebuilt from the one at
-            // 8. Nothing at warning or above: the walk reads batches up to 13.
-            assert_quiet(&d, &v);
+            // 8. The one loud finding: segment 8's offsets 10–12 reach the empty segment 10
+            // (`segment_past_next_base`, session 34).
+            assert_eq!(loud(&d, &v), [(Kind::SegmentPastNextBase, Some(10)); 2]);
             let at_13 = (p.prediction.leftovers.iter())
                 .find(|l| l.file == seg(13, "snapshot"))
                 .unwrap_or_else(|| panic!("{:#?}", p.prediction.leftovers));
@@ -193,4 +196,101 @@ fn truncate_to_renames_the_later_segments_then_cuts_the_active_one() {
         "{}",
         gaps[0].message
     );
+}
+
+/// The findings at warning or above of `v` and of the scan of `d`: `(kind, offset)`, verify's
+/// first.
+fn loud(d: &Dir, v: &klogscan::verify::VerifyReport) -> Vec<(Kind, Option<i64>)> {
+    let scan = d.scan();
+    (v.findings().chain(scan.findings.iter()))
+        .filter(|f| f.severity >= Severity::Warning)
+        .map(|f| (f.kind, f.offset))
+        .collect()
+}
+
+/// `segment_past_next_base`: the crash inside `truncateFullyAndStartAt` above (segment 8
+/// holding 8–12 before the empty segment 10, the last) — the finding at offset 10, up to
+/// 12, the next segment holding no batch, and the log end the load sets (10) reused by the
+/// next appends. Then the same segment 8 before a segment 10 whose first batch is at 13
+/// (offsets 13 and 14, written by a broker that rolled at 13, the file renamed 10): the
+/// finding, without the reuse. Near misses: a segment 10 whose first batch is at 10 (what
+/// the broker appends after that restart) — the replay's `offset_regression` across
+/// segments names the overlap, and nothing else (one cause, one finding); and the log as the
+/// broker rolled it (segments ending below the next base): nothing.
+#[test]
+fn a_segment_reaching_the_next_segments_base_is_named() {
+    let crash = || {
+        let ld = (LogDirBuilder::new(1).clean_shutdown(false))
+            .recovery_point(TOPIC, 1, 0)
+            .high_watermark(TOPIC, 1, 10);
+        let d = Dir::write(ld.partition(eight_then_five()));
+        rename_deleted(&d, |b| b < 8);
+        d
+    };
+    let pdir = |d: &Dir| d.root.join(PDIR);
+    // The empty segment 10, last.
+    let d = crash();
+    d.put(&format!("{PDIR}/{}", seg(10, "log")), "");
+    let v = d.verify();
+    assert_eq!(loud(&d, &v), [(Kind::SegmentPastNextBase, Some(10)); 2]);
+    let f = v
+        .findings()
+        .find(|f| f.kind == Kind::SegmentPastNextBase)
+        .unwrap();
+    assert_eq!(f.segment.as_deref(), Some(seg(8, "log").as_str()));
+    assert_eq!(f.severity, Severity::Error);
+    let ev = &f.evidence;
+    assert_eq!(
+        (
+            ev["segment_base_offset"].as_i64(),
+            ev["next_segment_base_offset"].as_i64()
+        ),
+        (Some(8), Some(10))
+    );
+    assert_eq!(
+        (ev["first_offset"].as_i64(), ev["last_offset"].as_i64()),
+        (Some(10), Some(12))
+    );
+    assert!(ev["next_segment_first_offset"].is_null());
+    assert!(
+        f.broker_behaviour.contains("write offsets 10..12 again"),
+        "{f:#?}"
+    );
+    // Batches 13 and 14 in the file named 10: a broker's log rolled at 13.
+    let mut later = eight_then_five();
+    later.roll();
+    later.append(Batch::new(Producer::PLAIN).records(1));
+    later.append(Batch::new(Producer::PLAIN).records(1));
+    let src = Dir::write(LogDirBuilder::new(1).partition(later));
+    let copy_as_10 = |d: &Dir, from: &Dir, base: i64| {
+        let bytes = std::fs::read(pdir(from).join(seg(base, "log"))).unwrap();
+        std::fs::write(pdir(d).join(seg(10, "log")), bytes).unwrap();
+    };
+    let d = crash();
+    copy_as_10(&d, &src, 13);
+    let v = d.verify();
+    let past: Vec<_> = v
+        .findings()
+        .filter(|f| f.kind == Kind::SegmentPastNextBase)
+        .collect();
+    assert_eq!(past.len(), 1, "{:#?}", v.findings().collect::<Vec<_>>());
+    assert_eq!(past[0].evidence["next_segment_first_offset"], 13);
+    assert!(!past[0].broker_behaviour.contains("write offsets"));
+    // near miss: segment 10 starts at 10 (a broker's appends after the restart)
+    let mut appended = PartitionBuilder::new(TOPIC, 1);
+    for o in 0..12 {
+        appended.append(Batch::new(Producer::PLAIN).records(1));
+        if o == 9 {
+            appended.roll();
+        }
+    }
+    let src = Dir::write(LogDirBuilder::new(1).partition(appended));
+    let d = crash();
+    copy_as_10(&d, &src, 10);
+    let kinds: Vec<Kind> = d.scan().findings.iter().map(|f| f.kind).collect();
+    assert!(kinds.contains(&Kind::OffsetRegression), "{kinds:?}");
+    assert!(!kinds.contains(&Kind::SegmentPastNextBase), "{kinds:?}");
+    // near miss: the log as rolled
+    let d = Dir::write(LogDirBuilder::new(1).partition(eight_then_five()));
+    assert_quiet(&d, &d.verify());
 }
