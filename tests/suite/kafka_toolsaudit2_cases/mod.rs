@@ -9,12 +9,15 @@
 //! * `kafka-cluster.sh` (`ClusterTool.execute`, argparse4j; `ClusterToolTest`): the
 //!   `unregister` of `duplicate_directory_id`;
 //! * `kafka-server-start.sh` (`bin/kafka-server-start.sh`, `Kafka.getPropsFromArgs`): the
-//!   restart of a damage incident's decision.
+//!   restart of a damage incident's decision;
+//! * `kafka-streams-groups.sh --delete` (`StreamsGroupCommandOptions.checkArgs`,
+//!   `StreamsGroupCommand.deleteGroups`; `StreamsGroupCommandTest`) in
+//!   `group_tombstones_incomplete`'s remediation.
 //!
-//! The other tools the brief named (`kafka-delete-records.sh`,
-//! `kafka-reassign-partitions.sh`, `kafka-streams-groups.sh`, `kafka-metadata-shell.sh`,
-//! `kafka-storage.sh`) are named in klogscan's prose only, never as a command line with
-//! arguments (docs/testing.md, the section of this audit).
+//! The other tools (`kafka-delete-records.sh`, `kafka-reassign-partitions.sh`,
+//! `kafka-metadata-shell.sh`, `kafka-storage.sh`) are named in klogscan's prose only, as a
+//! cause or a place to look, never as a command line with arguments (docs/testing.md, the
+//! section of this audit).
 //!
 //! Each command is split by a real `sh` (`kafka_tools_command_cases::shell_words`, after
 //! the placeholders it leaves are filled) and read by a model of its tool's parser (the
@@ -26,6 +29,7 @@ use crate::kafka_tools_command_cases::shell_words;
 mod cluster_tool;
 mod server_start;
 mod share_groups;
+mod streams_groups;
 
 /// `cmd`'s words after `fill` placeholders are filled (`<broker>` and
 /// `<server.properties>` are filled by `shell_words`).

@@ -47,7 +47,9 @@ fn server_start(words: &[String]) -> Result<Start, String> {
 /// flipped at offset 8, broker 2 intact): the decision stops broker 1, then restarts it so
 /// it re-fetches from the leader. The restart line starts the broker in the background with
 /// the operator's properties file and nothing else (the `# on broker 1: …` note a comment),
-/// after the stop. Near miss: the same line with its note not commented out is refused.
+/// after the stop (`KafkaConfigTest.testGetKafkaConfigFromArgs`: the file, then
+/// overrides). Near miss: the same line with its note not commented out is refused
+/// (`testGetKafkaConfigFromArgsNonArgsAtTheEnd`: non-option words after the file).
 #[test]
 fn the_restart_of_a_damaged_copy_is_a_command_the_script_accepts() {
     for topic in ["orders", "-orders"] {
