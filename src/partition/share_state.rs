@@ -357,8 +357,11 @@ fn delete_state(ev: &serde_json::Value, why: &str) -> String {
         "the group id",
     );
     let id = ev["topic_id"].as_str().unwrap_or_default();
+    // A topic id's text is URL-safe base64 (`-`, `_`: nothing a shell reads), and may start
+    // with `-`: joined to its option then (`flag`).
+    let by_id = crate::escape::flag("topic-id", id);
     a.note_once(format!(
-        "<topic>: the state names the topic by id, {id}; kafka-topics.sh --bootstrap-server <broker> --describe --topic-id {id} gives its name"
+        "<topic>: the state names the topic by id, {id}; kafka-topics.sh --bootstrap-server <broker> --describe {by_id} gives its name"
     ));
     format!(
         "once the share group is empty, delete its state of the topic: kafka-share-groups.sh --bootstrap-server <broker> {group} --topic <topic> --delete-offsets (it takes whole topics: the group's state of every partition of the topic is deleted, and each is initialized again from share.auto.offset.reset{why}){}",

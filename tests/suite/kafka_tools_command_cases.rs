@@ -33,7 +33,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod consumer_groups;
-mod triage_commands;
+pub(crate) mod triage_commands;
 
 // ---------------------------------------------------------------------------------------
 // Shell words and a jopt-simple model.

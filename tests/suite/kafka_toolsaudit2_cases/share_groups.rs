@@ -5,6 +5,7 @@
 use super::{command_in, words_filled};
 use crate::kafka_share_coordinator_cases::{AVAILABLE, ORDERS, STATE, Sp, log_dir, run, state_log};
 use crate::kafka_tools_command_cases::jopt;
+use crate::kafka_tools_command_cases::triage_commands::kafka_topics;
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::testkit::files::{topic_id_for, uuid_text};
 use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
@@ -296,7 +297,13 @@ fn the_share_state_deletion_is_a_command_the_tool_accepts_for_the_whole_topic() 
             "{kind}: {rem}"
         );
         assert!(!rem.contains("for this partition"), "{kind}: {rem}");
-        assert!(rem.contains(&format!("--topic-id {id}")), "{kind}: {rem}");
+        // The note's way to the topic's name: a describe by id the tool accepts.
+        let by_id = command_in(rem, "kafka-topics.sh", " gives its name");
+        assert!(
+            by_id.ends_with(&format!("--topic-id {id}")),
+            "{kind}: {by_id}"
+        );
+        kafka_topics(by_id).unwrap_or_else(|e| panic!("{by_id}: {e}"));
         // Near miss: the prose the remediation was (no group, no topic) is refused.
         let old = "kafka-share-groups.sh --bootstrap-server <broker> --delete-offsets";
         assert!(share_groups(&words_filled(old, &[])).is_err());
