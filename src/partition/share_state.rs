@@ -341,6 +341,34 @@ impl ShareStateReplay {
     }
 }
 
+/// The remediation deleting the share group's state of the share partition in `ev`
+/// (`group`, `topic_id`), with `why` after the command's effect. `kafka-share-groups.sh
+/// --delete-offsets` takes whole topics (`ShareGroupCommandOptions.checkArgs` wants
+/// `--group` and `--topic`; the DeleteShareGroupOffsets request names topics only, and
+/// `GroupMetadataManager.sharePartitionsEligibleForOffsetDeletion` deletes the state of
+/// every initialized partition of each): the other partitions of the topic lose their
+/// state too. The state names the topic by id only: `<topic>` and a note.
+fn delete_state(ev: &serde_json::Value, why: &str) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let group = a.option(
+        "group",
+        ev["group"].as_str().unwrap_or_default(),
+        "group",
+        "the group id",
+    );
+    let id = ev["topic_id"].as_str().unwrap_or_default();
+    // A topic id's text is URL-safe base64 (`-`, `_`: nothing a shell reads), and may start
+    // with `-`: joined to its option then (`flag`).
+    let by_id = crate::escape::flag("topic-id", id);
+    a.note_once(format!(
+        "<topic>: the state names the topic by id, {id}; kafka-topics.sh --bootstrap-server <broker> --describe {by_id} gives its name"
+    ));
+    format!(
+        "once the share group is empty, delete its state of the topic: kafka-share-groups.sh --bootstrap-server <broker> {group} --topic <topic> --delete-offsets (it takes whole topics: the group's state of every partition of the topic is deleted, and each is initialized again from share.auto.offset.reset{why}){}",
+        a.suffix()
+    )
+}
+
 /// `share_state_lost`: no snapshot at or above the log start, the state an update's alone.
 fn lost_finding(
     ctx: &crate::partition::state::PartitionContext,
@@ -427,6 +455,7 @@ fn below_start(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
+    let remediation = delete_state(&ev, "");
     let (first, last) = s.lowest()?;
     let known = s.start_offset >= 0;
     if known && first >= s.start_offset {
@@ -474,7 +503,7 @@ fn below_start(
             .evidence(ev)
             .broker("the share coordinator serves the state as its records leave it; SharePartition.maybeInitialize fails the share partition on a state batch whose first offset is below the start offset (IllegalStateException: Failed to initialize the share partition); PersisterStateBatchCombiner prunes batches at the start offset when it merges an update, but a snapshot, or an update taken alone, is served as written")
             .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
-            .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
+            .remediation(remediation),
     )
 }
 
@@ -487,6 +516,7 @@ fn unknown_state(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
+    let remediation = delete_state(&ev, "");
     let (first, last, state) = s.unknown_state()?;
     ev["state_offset"] = json!(s.last);
     ev["batch"] = json!([first, last]);
@@ -505,7 +535,7 @@ fn unknown_state(
         .evidence(ev)
         .broker("the share coordinator serves the state as its records leave it; SharePartition.maybeInitialize builds each batch's InFlightBatch with RecordState.forId, which throws IllegalArgumentException (Unknown record state id) for any other id, and the share partition is FAILED; the coordinator never persists such a state (ARCHIVING, 3, is never written)")
         .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
-        .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
+        .remediation(remediation),
     )
 }
 
@@ -517,6 +547,7 @@ fn epoch_fenced(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
+    let remediation = delete_state(&ev, "; the tombstones clear the kept state epoch");
     let at = s.snapshot?;
     let max = s
         .max_state_epoch
@@ -538,7 +569,7 @@ fn epoch_fenced(
         .evidence(ev)
         .broker("ShareCoordinatorShard.handleShareSnapshot keeps the highest state epoch seen (maybeUpdateStateEpochMap) and serves the latest snapshot's; the share-partition leader takes the served state epoch (SharePartition.maybeInitialize) and writes with it, and maybeGetWriteStateError refuses a write below the kept epoch: no acknowledgement is persisted and the start offset never moves. The coordinator never writes such a snapshot (initializeState and writeState are fenced the same way)")
         .client_error("share consumers: acknowledgements are not persisted; after a leader change or restart the share partition's records are delivered again from the stale state")
-        .remediation("once the share group is empty, delete its state for this partition (kafka-share-groups.sh --delete-offsets: the tombstone clears the kept epoch) and let it initialize again"),
+        .remediation(remediation),
     )
 }
 

@@ -413,7 +413,7 @@ fn a_log_dir_with_an_id_no_other_broker_registered_starts() {
 /// The cluster of [`cluster`] (broker 2's extra log dir `data-2`, the image's records
 /// `more` after the topic), then broker 2's `data-2` made a clone of broker 1's `data`: its
 /// `meta.properties` names node 2 and keeps `data`'s `directory.id`.
-fn cloned_from_broker_1(more: impl Fn(&mut MetaLog)) -> Verdict {
+pub(crate) fn cloned_from_broker_1(more: impl Fn(&mut MetaLog)) -> Verdict {
     let b = cluster(
         &Layout::new("data-2"),
         Some(directory_uuid(2, "data-2")),

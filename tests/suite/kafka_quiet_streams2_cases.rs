@@ -25,7 +25,7 @@ use std::path::Path;
 
 const T0: i64 = klogscan::testkit::scenario::DEFAULT_START_MS;
 /// The application (`application.id`, the streams group's id).
-const APP: &str = "clicks";
+pub(crate) const APP: &str = "clicks";
 /// The application's input topic.
 const INPUT: &str = "page-views";
 /// A windowed store's changelog (`<application.id>-<store>-changelog`).
@@ -81,7 +81,7 @@ fn reported<'a>(r: &'a ScanReport, kind: Kind, severity: Severity, topic: &str) 
 
 // ----- the streams group --------------------------------------------------------------------
 
-fn g() -> Value {
+pub(crate) fn g() -> Value {
     json!({"groupId": APP})
 }
 fn gm(m: &str) -> Value {
@@ -136,7 +136,7 @@ fn current(m: &str, (e, prev): (i32, i32), active: &[i32], standby: &[i32]) -> C
         "warmupTasksPendingRevocation": []});
     (22, gm(m), Some((0, v)))
 }
-fn tomb(t: i16, key: Value) -> CoordRecord {
+pub(crate) fn tomb(t: i16, key: Value) -> CoordRecord {
     (t, key, None)
 }
 
@@ -145,7 +145,7 @@ fn tomb(t: i16, key: Value) -> CoordRecord {
 fn leave(m: &str, leave_order: [i16; 3]) -> Vec<CoordRecord> {
     leave_order.iter().map(|&t| tomb(t, gm(m))).collect()
 }
-const LEAVE: [i16; 3] = [22, 21, 19];
+pub(crate) const LEAVE: [i16; 3] = [22, 21, 19];
 
 /// The group's life, one coordinator batch per write: `a` joins (epoch 1: topology, member,
 /// epoch, target, target epoch, current — the order of `streamsGroupHeartbeat`), `b` joins
@@ -153,7 +153,7 @@ const LEAVE: [i16; 3] = [22, 21, 19];
 /// gets both tasks (epoch 3); `a` leaves (epoch 4); `Admin.deleteStreamsGroups`:
 /// `OffsetMetadataManager.deleteAllOffsets` then `StreamsGroup.createGroupTombstoneRecords`
 /// (no member left: target epoch, group epoch, topology).
-fn group_life(leave_b: [i16; 3]) -> Vec<Vec<CoordRecord>> {
+pub(crate) fn group_life(leave_b: [i16; 3]) -> Vec<Vec<CoordRecord>> {
     vec![
         vec![
             topology(),
@@ -191,7 +191,7 @@ fn group_life(leave_b: [i16; 3]) -> Vec<Vec<CoordRecord>> {
     ]
 }
 
-fn offsets_log(batches: Vec<Vec<CoordRecord>>) -> PartitionBuilder {
+pub(crate) fn offsets_log(batches: Vec<Vec<CoordRecord>>) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("__consumer_offsets", offsets_partition(APP)).start_time(T0);
     for (i, b) in batches.into_iter().enumerate() {
         p.append(coordinator_batch(

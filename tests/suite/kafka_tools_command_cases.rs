@@ -33,7 +33,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod consumer_groups;
-mod triage_commands;
+pub(crate) mod triage_commands;
 
 // ---------------------------------------------------------------------------------------
 // Shell words and a jopt-simple model.
@@ -41,7 +41,7 @@ mod triage_commands;
 
 /// The words a POSIX shell makes of `cmd` (placeholders an operator fills in filled first;
 /// a `# comment` is dropped by the shell). Panics when the shell creates a file or fails.
-fn shell_words(cmd: &str) -> Vec<String> {
+pub(crate) fn shell_words(cmd: &str) -> Vec<String> {
     let filled = cmd
         .replace("<broker>", "localhost:9092")
         .replace("<server.properties>", "/etc/kafka/server.properties");
@@ -71,17 +71,17 @@ fn shell_words(cmd: &str) -> Vec<String> {
 /// The options of one invocation, as jopt-simple parses them: each option with its values
 /// (an empty list for a flag).
 #[derive(Debug, Default)]
-struct Parsed {
-    tool: String,
-    opts: BTreeMap<String, Vec<String>>,
+pub(crate) struct Parsed {
+    pub(crate) tool: String,
+    pub(crate) opts: BTreeMap<String, Vec<String>>,
 }
 
 impl Parsed {
-    fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.opts.contains_key(name)
     }
 
-    fn value(&self, name: &str) -> Option<&str> {
+    pub(crate) fn value(&self, name: &str) -> Option<&str> {
         self.opts
             .get(name)
             .and_then(|v| v.first())
@@ -94,7 +94,7 @@ impl Parsed {
 /// none; anything else starting with `-` is an unrecognized option. A non-option word is
 /// refused too (none of klogscan's commands means to pass one: one would be a value split
 /// in two by the shell).
-fn jopt(words: &[String], with_arg: &[&str], flags: &[&str]) -> Result<Parsed, String> {
+pub(crate) fn jopt(words: &[String], with_arg: &[&str], flags: &[&str]) -> Result<Parsed, String> {
     let mut p = Parsed {
         tool: words.first().cloned().unwrap_or_default(),
         ..Parsed::default()
@@ -212,7 +212,7 @@ fn committed(
 /// byte of offset 8's batch flipped (recovery truncates there), on broker 1 (unclean
 /// shutdown, high watermark 16) under `root/<dir>`; broker 2 holds an intact copy under
 /// `root/broker2`.
-fn damaged(root: &Path, dir: &str, topic: &str) -> ScanReport {
+pub(crate) fn damaged(root: &Path, dir: &str, topic: &str) -> ScanReport {
     let build = |damage: bool| {
         let mut p = PartitionBuilder::new(topic, 0).leader_epoch(3);
         for i in 0..10 {
@@ -247,7 +247,7 @@ fn damaged(root: &Path, dir: &str, topic: &str) -> ScanReport {
     scan(root)
 }
 
-fn damage_incident(r: &ScanReport) -> Incident {
+pub(crate) fn damage_incident(r: &ScanReport) -> Incident {
     incidents(&r.findings)
         .into_iter()
         .find(|i| {
@@ -259,7 +259,7 @@ fn damage_incident(r: &ScanReport) -> Incident {
 }
 
 /// The incident's commands running `tool`.
-fn commands_of<'a>(i: &'a Incident, tool: &str) -> Vec<&'a String> {
+pub(crate) fn commands_of<'a>(i: &'a Incident, tool: &str) -> Vec<&'a String> {
     i.commands
         .iter()
         .filter(|c| c.starts_with(&format!("{tool} ")) || **c == tool)

@@ -141,6 +141,7 @@ mod kafka_small_file_cases;
 mod kafka_streams_cases;
 mod kafka_tcaudit_cases;
 mod kafka_tools_command_cases;
+mod kafka_toolsaudit2_cases;
 mod kafka_transactions_command_cases;
 mod kafka_tv2_cases;
 mod kafka_tv2_round2_cases;

@@ -182,7 +182,7 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
             .offset(a.offset)
             .evidence(evidence)
             .broker(broker_text(a))
-            .remediation(remediation(a.kind));
+            .remediation(remediation(a));
         if let Some(sev) = a.severity {
             f = f.severity(sev);
         }
@@ -258,10 +258,16 @@ fn broker_text(a: &Anomaly) -> &'static str {
     }
 }
 
-fn remediation(k: AnomalyKind) -> &'static str {
-    match k {
+fn remediation(a: &Anomaly) -> &'static str {
+    match a.kind {
         AnomalyKind::LoadFailure | AnomalyKind::Undecodable => {
             "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is gone: restore the partition from a healthy replica (Kafka 4.x answers the group APIs NOT_COORDINATOR while the load fails, so the group cannot be deleted through them)"
+        }
+        // A tombstone the load throws on: the coordinator of the partition is FAILED and
+        // answers every group request NOT_COORDINATOR (`CoordinatorRuntime`), the deletion
+        // `kafka-consumer-groups.sh`/`kafka-streams-groups.sh --delete` sends included.
+        AnomalyKind::TombstonesIncomplete if a.load_fails => {
+            "find which tool or client wrote the tombstone out of the coordinator's order (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is gone: restore the partition from a healthy replica (Kafka 4.x answers the group APIs NOT_COORDINATOR while the load fails, so no kafka-consumer-groups.sh, kafka-share-groups.sh or kafka-streams-groups.sh --delete reaches the group)"
         }
         AnomalyKind::TombstonesIncomplete => {
             "delete the group again (kafka-consumer-groups.sh / kafka-streams-groups.sh --delete) so the coordinator writes the missing tombstones in its order"

@@ -6,7 +6,7 @@ use super::*;
 /// `TopicCommand.TopicCommandOptions` as far as a describe goes: the options klogscan uses
 /// and the checks on them (`--bootstrap-server`, exactly one action, and
 /// `--under-replicated-partitions` only with `--describe`). Returns the `--topic` value.
-fn kafka_topics(cmd: &str) -> Result<Option<String>, String> {
+pub(crate) fn kafka_topics(cmd: &str) -> Result<Option<String>, String> {
     let words = shell_words(cmd);
     let p = jopt(
         &words,
