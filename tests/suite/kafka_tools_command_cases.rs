@@ -89,6 +89,28 @@ impl Parsed {
     }
 }
 
+/// The checks every group tool (`kafka-consumer-groups.sh`, `kafka-share-groups.sh`,
+/// `kafka-streams-groups.sh`) makes first: the tool itself, the required `--bootstrap-server`
+/// and exactly one of its `actions` (each tool's `checkArgs` and one-action rule).
+pub(crate) fn group_tool(
+    words: &[String],
+    tool: &str,
+    (with_arg, flags): (&[&str], &[&str]),
+    actions: &[&str],
+) -> Result<Parsed, String> {
+    let p = jopt(words, with_arg, flags)?;
+    if p.tool != tool {
+        return Err(format!("another tool: {}", p.tool));
+    }
+    if !p.has("bootstrap-server") {
+        return Err("Missing required argument \"[bootstrap-server]\"".into());
+    }
+    if actions.iter().filter(|a| p.has(a)).count() != 1 {
+        return Err("Command must include exactly one action".into());
+    }
+    Ok(p)
+}
+
 /// jopt-simple's reading of `words` (the tool first): `with_arg` options take a required
 /// argument (`--name=value`, or the next word unless it looks like an option), `flags` take
 /// none; anything else starting with `-` is an unrecognized option. A non-option word is

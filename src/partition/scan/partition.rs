@@ -446,19 +446,6 @@ impl<'a> Run<'a> {
     }
 }
 
-/// With `capture_snapshots`: the offsets of the partition's `.snapshot` files, the
-/// smallest last (popped first).
-fn snapshot_offsets(p: &PartitionDir, opts: &ScanOptions) -> Vec<i64> {
-    if !opts.capture_snapshots {
-        return Vec::new();
-    }
-    let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
-    v.sort_unstable();
-    v.dedup();
-    v.reverse();
-    v
-}
-
 /// Scan one partition: `threads` walk its units ahead of the replay; large segments are
 /// split into pieces of `piece` bytes. A tiered partition's `remote` segments are
 /// replayed first ([`super::remote`]).
@@ -817,5 +804,5 @@ mod release;
 use release::{drop_inert_recovery, release_spare_capacity};
 
 mod initial;
-use initial::{DirState, initial_report};
+use initial::{DirState, initial_report, snapshot_offsets};
 mod past;

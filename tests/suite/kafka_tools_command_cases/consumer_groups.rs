@@ -63,13 +63,6 @@ enum Action {
 /// `parseTopicsWithPartitions` (`topic:p1,p2`), as the tool reads `cmd`.
 fn consumer_groups(cmd: &str) -> Result<Action, String> {
     let words = shell_words(cmd);
-    let p = jopt(&words, ARGS, FLAGS)?;
-    if p.tool != "kafka-consumer-groups.sh" {
-        return Err(format!("another tool: {}", p.tool));
-    }
-    if !p.has("bootstrap-server") {
-        return Err("Missing required argument \"[bootstrap-server]\"".into());
-    }
     let actions = [
         "list",
         "describe",
@@ -77,9 +70,7 @@ fn consumer_groups(cmd: &str) -> Result<Action, String> {
         "reset-offsets",
         "delete-offsets",
     ];
-    if actions.iter().filter(|a| p.has(a)).count() != 1 {
-        return Err("Command must include exactly one action".into());
-    }
+    let p = group_tool(&words, "kafka-consumer-groups.sh", (ARGS, FLAGS), &actions)?;
     if p.has("group") && p.has("all-groups") {
         return Err("--group and --all-groups".into());
     }

@@ -4,7 +4,7 @@
 
 use super::{command_in, words_filled};
 use crate::kafka_share_coordinator_cases::{AVAILABLE, ORDERS, STATE, Sp, log_dir, run, state_log};
-use crate::kafka_tools_command_cases::jopt;
+use crate::kafka_tools_command_cases::group_tool;
 use crate::kafka_tools_command_cases::triage_commands::kafka_topics;
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::testkit::files::{topic_id_for, uuid_text};
@@ -66,13 +66,6 @@ enum Action {
 /// `GroupOffsetsResetter.parseTopicsWithPartitions` (`topic:p1,p2`), as the tool reads
 /// `words`.
 fn share_groups(words: &[String]) -> Result<Action, String> {
-    let p = jopt(words, ARGS, FLAGS)?;
-    if p.tool != "kafka-share-groups.sh" {
-        return Err(format!("another tool: {}", p.tool));
-    }
-    if !p.has("bootstrap-server") {
-        return Err("Missing required argument \"[bootstrap-server]\"".into());
-    }
     let actions = [
         "list",
         "describe",
@@ -80,9 +73,7 @@ fn share_groups(words: &[String]) -> Result<Action, String> {
         "reset-offsets",
         "delete-offsets",
     ];
-    if actions.iter().filter(|a| p.has(a)).count() != 1 {
-        return Err("Command must include exactly one action".into());
-    }
+    let p = group_tool(words, "kafka-share-groups.sh", (ARGS, FLAGS), &actions)?;
     if p.has("group") && p.has("all-groups") {
         return Err("--group and --all-groups".into());
     }

@@ -7,7 +7,7 @@
 
 use super::{command_in, words_filled};
 use crate::kafka_quiet_streams2_cases::{APP, LEAVE, g, group_life, offsets_log, tomb};
-use crate::kafka_tools_command_cases::jopt;
+use crate::kafka_tools_command_cases::group_tool;
 use klogscan::finding::{Finding, Kind};
 use klogscan::testkit::LogDirBuilder;
 
@@ -48,13 +48,6 @@ const FLAGS: &[&str] = &[
 /// The group `--delete` deletes, as `StreamsGroupCommandOptions.checkArgs` and the
 /// one-action rule read `words`.
 fn streams_delete(words: &[String]) -> Result<String, String> {
-    let p = jopt(words, ARGS, FLAGS)?;
-    if p.tool != "kafka-streams-groups.sh" {
-        return Err(format!("another tool: {}", p.tool));
-    }
-    if !p.has("bootstrap-server") {
-        return Err("Missing required argument \"[bootstrap-server]\"".into());
-    }
     let actions = [
         "list",
         "describe",
@@ -62,7 +55,8 @@ fn streams_delete(words: &[String]) -> Result<String, String> {
         "delete-offsets",
         "reset-offsets",
     ];
-    if actions.iter().filter(|a| p.has(a)).count() != 1 || !p.has("delete") {
+    let p = group_tool(words, "kafka-streams-groups.sh", (ARGS, FLAGS), &actions)?;
+    if !p.has("delete") {
         return Err("Command must include exactly one action: --delete here".into());
     }
     if p.has("input-topic") || p.has("all-input-topics") {

@@ -95,3 +95,16 @@ pub(super) fn initial_report(
         tiered: None,
     }
 }
+
+/// With `capture_snapshots`: the offsets of the partition's `.snapshot` files, the
+/// smallest last (popped first).
+pub(super) fn snapshot_offsets(p: &PartitionDir, opts: &ScanOptions) -> Vec<i64> {
+    if !opts.capture_snapshots {
+        return Vec::new();
+    }
+    let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.reverse();
+    v
+}
