@@ -455,12 +455,12 @@ fn below_start(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
-    let remediation = delete_state(&ev, "");
     let (first, last) = s.lowest()?;
     let known = s.start_offset >= 0;
     if known && first >= s.start_offset {
         return None;
     }
+    let remediation = delete_state(&ev, "");
     let from = if s.snapshot.is_some() {
         format!(
             "the ShareSnapshot at offset {}",
@@ -516,8 +516,8 @@ fn unknown_state(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
-    let remediation = delete_state(&ev, "");
     let (first, last, state) = s.unknown_state()?;
+    let remediation = delete_state(&ev, "");
     ev["state_offset"] = json!(s.last);
     ev["batch"] = json!([first, last]);
     ev["delivery_state"] = json!(state);
@@ -547,11 +547,11 @@ fn epoch_fenced(
     s: &State,
     mut ev: serde_json::Value,
 ) -> Option<Finding> {
-    let remediation = delete_state(&ev, "; the tombstones clear the kept state epoch");
     let at = s.snapshot?;
     let max = s
         .max_state_epoch
         .filter(|&m| m > s.state_epoch && s.state_epoch >= 0)?;
+    let remediation = delete_state(&ev, "; the tombstones clear the kept state epoch");
     ev["snapshot_offset"] = json!(at);
     ev["state_epoch"] = json!(s.state_epoch);
     ev["highest_state_epoch"] = json!(max);
