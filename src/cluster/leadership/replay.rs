@@ -561,6 +561,17 @@ fn refused_target(
     if (topic_live && !change) || h.first_gap.is_some_and(|g| g <= e.offset) {
         return None;
     }
+    // A change of a partition whose own `PartitionRecord` was refused is that refusal's
+    // consequence (a controller stopped there; a broker skips both): said once.
+    let refused_record = |record: &str, t: &TopicId, p: i32| {
+        record == "PartitionRecord" && *t == topic_id && p == partition
+    };
+    if (h.refused_directories.iter()).any(|x| refused_record(&x.record, &x.topic_id, x.partition))
+        || (h.refused_recovery_states.iter())
+            .any(|x| refused_record(&x.record, &x.topic_id, x.partition))
+    {
+        return None;
+    }
     let removed_at = (h.topics.iter().rev())
         .find(|t| t.topic_id == topic_id)
         .filter(|t| !t.created)

@@ -439,6 +439,13 @@ fn a_partition_record_of_what_the_image_lacks_stops_the_controllers() {
         };
         assert_eq!(leader(&h, 0), Some(1), "orders-0 untouched");
     }
+    // A change of a partition whose own `PartitionRecord` was refused (its leader recovery
+    // state 2): the consequence of that refusal, not a second cause — one finding, the record's.
+    let b = cluster_of(&log_with(2, &[change("orders", 0, |c| c.leader = 2)]));
+    let v = b.check();
+    let f = refused(&v, "PartitionRecord");
+    assert_eq!(f.evidence["rejected_records"], 1, "{}", all_lines(&v));
+    assert!(f.evidence.get("topic_live").is_none(), "{}", all_lines(&v));
     // near miss: partition 5 created before its change
     let created = partition("orders", 5, &[1, 2], &[1, 2], (1, 0, 0));
     let b = cluster_of(&log_with(0, &[created, five.clone()]));
