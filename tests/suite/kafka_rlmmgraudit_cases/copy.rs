@@ -4,6 +4,7 @@
 use crate::kafka_quiet_tiered_cases::check;
 use crate::kafka_remote_manager_cases::partition;
 use crate::kafka_rlmaudit_cases::{copied, gap, metadata, replayed, storage};
+use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::remote_log::TieredLog;
 use std::path::Path;
 
@@ -59,6 +60,10 @@ fn rolled_segment_of_a_stale_topic_is_copied_and_the_empty_active_one_is_not() {
     assert_eq!(replayed(&c), (1, Some(0), Some(149)));
 
     let c = build(false);
+    assert_eq!(
+        metadata(&c),
+        vec![(Kind::RemoteSegmentGap, 0, Severity::Error)]
+    );
     assert_eq!(gap(&c), (0, 149));
     assert_eq!(copied(&c), vec![]);
 }

@@ -53,6 +53,10 @@ fn overlapping_copies_both_listed_are_both_deleted() {
     assert_eq!(c.predicted_log_start(0), Some(105));
 
     let (c, _) = build(true);
+    assert_eq!(
+        metadata(&c),
+        vec![(Kind::RemoteSegmentGap, 100, Severity::Error)]
+    );
     assert_eq!(gap(&c), (100, 104));
     let g = one(&c, Kind::RemoteSegmentGap);
     assert_eq!(g.evidence["unserved_segments"][0]["start_offset"], 0);
