@@ -133,6 +133,7 @@ mod kafka_remote_manager_cases;
 mod kafka_remote_retention_cases;
 mod kafka_replicamgr_cases;
 mod kafka_rlmaudit_cases;
+mod kafka_rlmmgraudit_cases;
 mod kafka_segaudit_cases;
 mod kafka_segment_index_cases;
 mod kafka_share_coordinator_cases;

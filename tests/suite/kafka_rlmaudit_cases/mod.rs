@@ -59,7 +59,9 @@ const STORAGE: &[Kind] = &[
 ];
 
 /// `(kind, offset, severity)` of the tiered-storage findings among `fs`, sorted.
-fn remote_kinds<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<(Kind, i64, Severity)> {
+pub(crate) fn remote_kinds<'a>(
+    fs: impl IntoIterator<Item = &'a Finding>,
+) -> Vec<(Kind, i64, Severity)> {
     let mut v: Vec<(Kind, i64, Severity)> = (fs.into_iter())
         .filter(|f| f.kind.id().starts_with("remote_"))
         .map(|f| (f.kind, f.offset.unwrap_or(-1), f.severity))
@@ -70,7 +72,7 @@ fn remote_kinds<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<(Kind, i64
 
 /// The metadata's findings: the same in `scan`, `verify` and (less the storage kinds) both
 /// runs with `--remote-storage`; `scan`'s.
-fn metadata(c: &Checked) -> Vec<(Kind, i64, Severity)> {
+pub(crate) fn metadata(c: &Checked) -> Vec<(Kind, i64, Severity)> {
     let scan = remote_kinds(&c.scan.findings);
     let not_storage = |v: Vec<(Kind, i64, Severity)>| -> Vec<(Kind, i64, Severity)> {
         v.into_iter().filter(|f| !STORAGE.contains(&f.0)).collect()
@@ -88,7 +90,7 @@ fn metadata(c: &Checked) -> Vec<(Kind, i64, Severity)> {
 
 /// The storage findings of `scan --remote-storage` (and the same of `verify
 /// --remote-storage`).
-fn storage(c: &Checked) -> Vec<(Kind, i64, Severity)> {
+pub(crate) fn storage(c: &Checked) -> Vec<(Kind, i64, Severity)> {
     let only = |v: Vec<(Kind, i64, Severity)>| -> Vec<(Kind, i64, Severity)> {
         v.into_iter().filter(|f| STORAGE.contains(&f.0)).collect()
     };
@@ -98,7 +100,7 @@ fn storage(c: &Checked) -> Vec<(Kind, i64, Severity)> {
 }
 
 /// The one finding of `kind` in `scan`.
-fn one(c: &Checked, kind: Kind) -> &Finding {
+pub(crate) fn one(c: &Checked, kind: Kind) -> &Finding {
     let v: Vec<&Finding> = c.scan.findings.iter().filter(|f| f.kind == kind).collect();
     assert_eq!(v.len(), 1, "{kind}: {:#?}", c.scan.findings);
     v[0]
@@ -106,7 +108,7 @@ fn one(c: &Checked, kind: Kind) -> &Finding {
 
 /// `[start, end]` of the segments broker 0's cache holds as copied (COPY_SEGMENT_FINISHED).
 /// None when no record of `orders-0` was applied (its replica is not known to be tiered).
-fn copied(c: &Checked) -> Vec<(i64, i64)> {
+pub(crate) fn copied(c: &Checked) -> Vec<(i64, i64)> {
     let t = c.part(0, false).tiered.as_ref();
     t.map(|t| t.remote.clone()).unwrap_or_default()
 }
@@ -114,7 +116,7 @@ fn copied(c: &Checked) -> Vec<(i64, i64)> {
 /// `(segments, first offset, last offset)` the whole-history replay read from remote
 /// storage before the local log (`scan --remote-storage`): what a consumer fetching from the
 /// log start is served from remote.
-fn replayed(c: &Checked) -> (u64, Option<i64>, Option<i64>) {
+pub(crate) fn replayed(c: &Checked) -> (u64, Option<i64>, Option<i64>) {
     let t = c.part(0, true).tiered.as_ref().expect("a tiered partition");
     (t.replayed.as_ref()).map_or((0, None, None), |r| {
         (r.segments, r.first_offset, r.last_offset)
@@ -122,7 +124,7 @@ fn replayed(c: &Checked) -> (u64, Option<i64>, Option<i64>) {
 }
 
 /// The gap's `(first, last)` missing offsets.
-fn gap(c: &Checked) -> (i64, i64) {
+pub(crate) fn gap(c: &Checked) -> (i64, i64) {
     let g = one(c, Kind::RemoteSegmentGap);
     let e = &g.evidence;
     (
@@ -133,7 +135,7 @@ fn gap(c: &Checked) -> (i64, i64) {
 
 /// The bytes of one segment `.log` of `orders-0` from offset `start`: one plain batch per
 /// `(leader epoch, records)` of `layout`.
-fn log_bytes(start: i64, layout: &[(i32, usize)]) -> Vec<u8> {
+pub(crate) fn log_bytes(start: i64, layout: &[(i32, usize)]) -> Vec<u8> {
     let d = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("orders", 0).start_offset(start);
     for &(epoch, n) in layout {
@@ -146,13 +148,13 @@ fn log_bytes(start: i64, layout: &[(i32, usize)]) -> Vec<u8> {
 /// A copy another leader rolled where the history did not: offsets from `start`, one batch
 /// per `(leader epoch, records)` of `layout`, with a `.log` object of its own
 /// ([`place`] writes it; its other files are local segment 0's).
-struct OwnCopy {
-    seg: RemoteSegment,
+pub(crate) struct OwnCopy {
+    pub(crate) seg: RemoteSegment,
     bytes: Vec<u8>,
 }
 
 impl OwnCopy {
-    fn new(t: &mut TieredLog, start: i64, layout: &[(i32, usize)]) -> OwnCopy {
+    pub(crate) fn new(t: &mut TieredLog, start: i64, layout: &[(i32, usize)]) -> OwnCopy {
         let bytes = log_bytes(start, layout);
         let mut seg = t.remote_segment(0);
         let mut at = start;
@@ -169,7 +171,7 @@ impl OwnCopy {
     }
 
     /// COPY_SEGMENT_STARTED, then (with `finish`) COPY_SEGMENT_FINISHED: its index.
-    fn copy(&self, t: &mut TieredLog, finish: bool) -> usize {
+    pub(crate) fn copy(&self, t: &mut TieredLog, finish: bool) -> usize {
         let r = t.copy_started_as(self.seg.clone(), 0);
         if finish {
             t.copy_finished(r);
@@ -180,7 +182,7 @@ impl OwnCopy {
 
 /// Write each copy's own `.log` object over the one `TieredLog` wrote (under `dir`'s
 /// `remote/`).
-fn place(dir: &Path, copies: &[&OwnCopy]) {
+pub(crate) fn place(dir: &Path, copies: &[&OwnCopy]) {
     let remote = dir
         .join("remote/kafka-tiered-storage")
         .join(format!("orders-0-{}", uuid_text(&topic_id_for("orders"))));
@@ -191,6 +193,6 @@ fn place(dir: &Path, copies: &[&OwnCopy]) {
 }
 
 /// Check `t` alone, its own copies placed.
-fn check_own(t: TieredLog, copies: &[&OwnCopy]) -> Checked {
+pub(crate) fn check_own(t: TieredLog, copies: &[&OwnCopy]) -> Checked {
     check(vec![t], |d| place(d, copies))
 }

@@ -1,0 +1,57 @@
+//! What a fetch from remote storage reads (`RemoteLogManager.read`).
+
+use crate::kafka_quiet_tiered_cases::{check, history};
+use crate::kafka_rlmaudit_cases::{metadata, storage};
+use klogscan::finding::{Kind, Severity};
+use klogscan::testkit::files::{topic_id_for, uuid_text};
+use klogscan::testkit::remote_log::segment_uuid;
+
+/// `RemoteLogManagerTest.testReadForMissingFirstBatchInRemote`: a fetch whose offset no batch
+/// of the object from the indexed position holds (`findFirstBatch` returns none) is answered
+/// with no records — the consumer polls nothing and stays there. On disk: `orders-0`'s copy
+/// [0,19] (two batches of ten) whose object holds only its first batch, [0,9], as the
+/// metadata's size does not; a fetch of 10..=19 finds no batch. `scan --remote-storage` says
+/// the object is not the copied segment (`remote_segment_mismatch`: its size and end offset;
+/// nothing damaged — it ends on a batch boundary); the metadata alone sees nothing (the
+/// metadata findings are empty). Near miss: the whole object (quiet).
+#[test]
+fn object_without_the_fetched_batch_is_a_mismatch() {
+    let build = |cut: bool| {
+        let mut t = history();
+        t.copy(0);
+        t.copy(1);
+        t.local_from(2);
+        t.log_start(0);
+        check(vec![t], |d| {
+            if !cut {
+                return;
+            }
+            let log = d
+                .join("remote/kafka-tiered-storage")
+                .join(format!("orders-0-{}", uuid_text(&topic_id_for("orders"))))
+                .join(format!("{:020}-{}.log", 0, uuid_text(&segment_uuid(1))));
+            let bytes = std::fs::read(&log).unwrap();
+            let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+            std::fs::write(&log, &bytes[..first]).unwrap();
+        })
+    };
+    let c = build(true);
+    assert_eq!(metadata(&c), vec![]);
+    assert_eq!(
+        storage(&c),
+        vec![(Kind::RemoteSegmentMismatch, 0, Severity::Error)]
+    );
+    let m = (c.remote.findings.iter())
+        .find(|f| f.kind == Kind::RemoteSegmentMismatch)
+        .unwrap();
+    assert_eq!(
+        m.evidence["differences"],
+        serde_json::json!(["size", "end_offset"])
+    );
+    assert_eq!(m.evidence["walked"]["last_offset"], 9);
+    assert_eq!(m.evidence["damaged_count"], 0);
+
+    let c = build(false);
+    assert_eq!(metadata(&c), vec![]);
+    assert_eq!(storage(&c), vec![]);
+}
