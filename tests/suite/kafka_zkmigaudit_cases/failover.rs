@@ -86,3 +86,49 @@ fn a_migration_aborted_by_a_controller_failover_and_run_again() {
         }
     }
 }
+
+/// The same failover at 3.4-IV0, where the migration has no transaction (`beginMigration`
+/// writes nothing: "This is not safe since a controller failover or processing error may lead
+/// to partially migrated metadata", KIP-868's motive): the first attempt's `TopicRecord` and
+/// `PartitionRecord` stay, and the next controller's migration writes `orders`' `TopicRecord`
+/// again under the same id. A 3.4 or 3.5 controller's replay took it (its
+/// `ReplicationControlManager.replay(TopicRecord)` overwrote the topic); from 3.6 the replay
+/// throws ("Found duplicate TopicRecord for orders with topic ID …") and the controller stops,
+/// which is what every release that can still read the log (3.6 to 3.9, then 4.x) does with
+/// it: `metadata_record_rejected`, consistent with them. The near miss is the 3.6 case above
+/// (the transaction aborted, nothing reported).
+#[test]
+fn a_partial_migration_at_3_4_run_again_writes_the_topic_twice() {
+    let mut mig = Migration::bootstrap(super::MV_3_4);
+    mig.m.at(super::MIGRATED_AT + 20 * SEC);
+    mig.m.batch(&[
+        topic("orders"),
+        partition("orders", 0, &[1, 2, 3], &[1, 2, 3], (1, 4, 12)),
+    ]);
+    mig.m.at(super::MIGRATED_AT + 40 * SEC);
+    mig.m.elect();
+    mig.m.at(super::MIGRATED_AT + 50 * SEC);
+    mig.migrate(&[zk_partitions(), zk_rest()]);
+    mig.finalize(T0 + 400 * SEC);
+    let b = cluster(
+        &mig,
+        true,
+        |_| {
+            vec![
+                replica("orders", 0, &ORDERS_0_ZK, &[]),
+                replica("orders", 1, &ORDERS_1_ZK, &[]),
+            ]
+        },
+        |_, _| {},
+    );
+    let h = history_of(&b);
+    assert_eq!(
+        h.history.refused_topics.len(),
+        1,
+        "{:?}",
+        h.history.refused_topics
+    );
+    let v = b.check();
+    let rejected = of_kind(&v, Kind::MetadataRecordRejected);
+    assert!(rejected.iter().any(|f| !f.is_empty()), "{}", all_lines(&v));
+}
