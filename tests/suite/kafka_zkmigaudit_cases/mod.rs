@@ -32,6 +32,7 @@
 mod deletions;
 mod dual_write;
 mod failover;
+mod lost;
 mod migrate;
 mod offline;
 mod offsets;
@@ -110,7 +111,7 @@ pub(crate) struct Migration {
 /// else the KRaft broker it restarts as; a `RegisterBrokerRecord` v2, which the versions
 /// from 3.4-IV0 to 3.7-IV1 write (`MetadataVersion.registerBrokerRecordVersion`) and the
 /// first with `IsMigratingZkBroker`.
-fn registration(id: i32, epoch: i64, migrating: bool) -> MetaRecord {
+pub(crate) fn registration(id: i32, epoch: i64, migrating: bool) -> MetaRecord {
     let r = MetaRecord::RegisterBroker(RegisterBroker {
         broker_id: id,
         is_migrating_zk_broker: migrating,
