@@ -37,6 +37,7 @@ mod migrate;
 mod offline;
 mod offsets;
 mod reassign;
+mod recovering;
 mod security;
 mod startup;
 
