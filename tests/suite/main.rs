@@ -152,6 +152,7 @@ mod kafka_unifiedlog3_cases;
 mod kafka_unifiedlog_cases;
 mod kafka_valid_data_quiet_cases;
 mod kafka_validator_cases;
+mod kafka_zkmigaudit_cases;
 mod layout;
 mod leadership;
 mod leadership_real_data;
