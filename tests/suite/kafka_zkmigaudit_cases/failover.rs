@@ -12,6 +12,18 @@ use crate::kafka_quiet_cluster_cases::kraft::{SEC, partition, topic};
 use klogscan::finding::Kind;
 use klogscan::read::format::metadata::MetaRecord;
 
+/// The migrated brokers (KRaft), each with its copies of `orders-0` and `orders-1` as
+/// ZooKeeper left them.
+fn with_orders(mig: &Migration) -> crate::kafka_quiet_cluster_cases::Brokers {
+    let replicas = |_| {
+        vec![
+            replica("orders", 0, &ORDERS_0_ZK, &[]),
+            replica("orders", 1, &ORDERS_1_ZK, &[]),
+        ]
+    };
+    cluster(mig, true, replicas, |_, _| {})
+}
+
 /// The migration's first attempt: the "ZK Migration" transaction and a first batch read
 /// from ZooKeeper a moment earlier (`orders-0` then at leader epoch 4, partition epoch 12),
 /// then the controller fails (a ZooKeeper client error: `abortMigration` →
@@ -51,17 +63,7 @@ fn life(aborted: bool) -> Migration {
 fn a_migration_aborted_by_a_controller_failover_and_run_again() {
     for aborted in [true, false] {
         let mig = life(aborted);
-        let b = cluster(
-            &mig,
-            true,
-            |_| {
-                vec![
-                    replica("orders", 0, &ORDERS_0_ZK, &[]),
-                    replica("orders", 1, &ORDERS_1_ZK, &[]),
-                ]
-            },
-            |_, _| {},
-        );
+        let b = with_orders(&mig);
         let h = history_of(&b);
         let s = h.timeline("orders", 0).unwrap().current().unwrap().clone();
         assert_eq!((s.leader, s.leader_epoch, s.partition_epoch), (1, 9, 15));
@@ -110,17 +112,7 @@ fn a_partial_migration_at_3_4_run_again_writes_the_topic_twice() {
     mig.m.at(super::MIGRATED_AT + 50 * SEC);
     mig.migrate(&[zk_partitions(), zk_rest()]);
     mig.finalize(T0 + 400 * SEC);
-    let b = cluster(
-        &mig,
-        true,
-        |_| {
-            vec![
-                replica("orders", 0, &ORDERS_0_ZK, &[]),
-                replica("orders", 1, &ORDERS_1_ZK, &[]),
-            ]
-        },
-        |_, _| {},
-    );
+    let b = with_orders(&mig);
     let h = history_of(&b);
     assert_eq!(
         h.history.refused_topics.len(),
