@@ -227,7 +227,8 @@ pub struct RefusedTopic {
 /// every controller stops. A broker's `TopicsDelta` takes a record of a live topic's missing
 /// partition to `TopicDelta.replay`, which throws ("Unable to find partition …"): the loader
 /// logs it and goes on without the record. A record of a topic id not live makes the
-/// broker's `TopicsDelta.getOrCreateTopicDelta` keep a topic delta over no topic image:
+/// broker's `TopicsDelta.getOrCreateTopicDelta` keep a topic delta over no topic image (a
+/// change's `TopicDelta.replay` throws on it at once, a `PartitionRecord`'s does not):
 /// `TopicDelta.apply` then throws (a `NullPointerException`) when the loader applies the
 /// metadata delta holding it (`MetadataBatchLoader.applyDeltaAndUpdate`: "Error generating
 /// new metadata image"), and the broker keeps its image from before that delta — every
