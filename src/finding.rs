@@ -338,6 +338,9 @@ kinds! {
     RemoteSegmentMissing = "remote_segment_missing", Error;
     /// A remote segment whose objects disagree with its metadata (offsets, size).
     RemoteSegmentMismatch = "remote_segment_mismatch", Error;
+    /// A remote segment whose metadata says its transaction index is empty while the index
+    /// object holds aborted transactions (read_committed remote fetches skip it).
+    RemoteTxnIndexHidden = "remote_txn_index_hidden", Error;
     /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize (or,
     /// a snapshot record, cannot ask for its user partition).
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;

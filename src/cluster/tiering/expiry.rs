@@ -330,6 +330,7 @@ mod tests {
             segment_size_in_bytes: 0,
             max_timestamp_ms: 0,
             custom_metadata: None,
+            txn_index_empty: false,
             state: SegmentState::CopyFinished,
             history: Vec::new(),
         }

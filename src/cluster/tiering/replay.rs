@@ -66,6 +66,10 @@ pub struct RemoteSegment {
     /// The custom metadata of the latest event applied (`createWithUpdates` takes the
     /// update's: an update without it leaves none).
     pub custom_metadata: Option<Vec<u8>>,
+    /// The COPY_SEGMENT_STARTED record's `TxnIndexEmpty` (Kafka 4.0+, tag 0; false when
+    /// absent): `RemoteLogManager.copyLogSegment` sets it from the local segment's
+    /// transaction index at copy.
+    pub txn_index_empty: bool,
     /// The current state and every state applied, in order.
     pub state: SegmentState,
     pub history: Vec<StateEvent>,
@@ -220,6 +224,7 @@ fn segment_of(
         segment_size_in_bytes: m.segment_size_in_bytes,
         max_timestamp_ms: m.max_timestamp_ms,
         custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
+        txn_index_empty: m.txn_index_empty,
         state,
         history: vec![StateEvent {
             state,

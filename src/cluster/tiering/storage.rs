@@ -118,8 +118,64 @@ pub fn check(
             continue;
         };
         out.extend(judge(up, s, Ok(path), path, None, opts));
+        let txn_index = set.and_then(|f| f.get(&LocalTieredFileType::TransactionIndex));
+        if let Some(f) = txn_index.and_then(|t| hidden_txn_index(up, s, t)) {
+            out.push(f);
+        }
     }
     out
+}
+
+/// Bytes of one `.txnindex` entry (`AbortedTxn`: version, producer id, first, last and last
+/// stable offsets).
+const ABORTED_TXN_BYTES: u64 = 34;
+
+#[derive(Serialize)]
+struct HiddenTxnIndex {
+    segment: SegmentEvidence,
+    file: String,
+    txn_index_bytes: u64,
+    aborted_transactions: u64,
+}
+
+/// `remote_txn_index_hidden`: the segment's metadata says its transaction index is empty
+/// (`TxnIndexEmpty`) while the `.txnindex` object at `file` holds at least one aborted
+/// transaction. `RemoteLogManager.copyLogSegment` sets the flag from the local segment's
+/// index (`segment.txnIndex().isEmpty()`), so the two disagree only when the metadata or
+/// the object was written by something else. A read_committed fetch served from remote
+/// storage collects the aborted transactions of the fetched segment from its own index,
+/// then of the later segments `RemoteLogMetadataCache.nextSegmentWithTxnIndex` finds — which
+/// passes over every segment flagged empty: an aborted transaction whose marker lies in this
+/// segment is not filtered from a fetch of an earlier segment.
+fn hidden_txn_index(up: &UserPartition, s: &RemoteSegment, file: &Path) -> Option<Finding> {
+    let bytes = std::fs::metadata(file).ok()?.len();
+    if !s.txn_index_empty || bytes < ABORTED_TXN_BYTES {
+        return None;
+    }
+    let aborted = bytes / ABORTED_TXN_BYTES;
+    let msg = format!(
+        "remote segment {} (offsets {}..={}) is flagged TxnIndexEmpty in its metadata, but its transaction index object holds {aborted} aborted transaction(s) ({bytes} bytes)",
+        encode_uuid(&s.id),
+        s.start_offset,
+        s.end_offset
+    );
+    let f = Finding::new(Kind::RemoteTxnIndexHidden, &up.topic, up.partition, msg)
+        .offset(s.start_offset)
+        .segment(file.display().to_string())
+        .broker("RemoteLogManager collects a remote read_committed fetch's aborted transactions from the fetched segment's own index, then from the later segments RemoteLogMetadataCache.nextSegmentWithTxnIndex returns, which skips every segment whose metadata says TxnIndexEmpty: the aborted transactions whose markers lie in this segment are not filtered from fetches of the segments before it; RemoteLogManager.copyLogSegment sets the flag from the local segment's transaction index, so the metadata or the object was written by another tool or plugin")
+        .client_error("read_committed consumer: no exception — records of aborted transactions are delivered as if committed when fetched from remote storage before this segment")
+        .remediation("keep the objects and the __remote_log_metadata partitions as they are; find which tool or RemoteLogMetadataManager plugin wrote the metadata (the copying broker's is in the evidence); read_committed consumers of the affected range must be checked for aborted data they processed");
+    Some(
+        f.evidence(
+            serde_json::to_value(HiddenTxnIndex {
+                segment: SegmentEvidence::of(s),
+                file: file.display().to_string(),
+                txn_index_bytes: bytes,
+                aborted_transactions: aborted,
+            })
+            .unwrap_or_default(),
+        ),
+    )
 }
 
 /// The checks of one finished segment in the Aiven plugin's layout.

@@ -56,6 +56,7 @@ const STORAGE: &[Kind] = &[
     Kind::RemoteSegmentMismatch,
     Kind::RemoteSegmentCorrupt,
     Kind::RemoteSegmentUnreadable,
+    Kind::RemoteTxnIndexHidden,
 ];
 
 /// `(kind, offset, severity)` of the tiered-storage findings among `fs`, sorted.

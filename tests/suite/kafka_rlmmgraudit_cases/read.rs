@@ -55,3 +55,72 @@ fn object_without_the_fetched_batch_is_a_mismatch() {
     assert_eq!(metadata(&c), vec![]);
     assert_eq!(storage(&c), vec![]);
 }
+
+/// `RemoteLogManager.copyLogSegment` sets a segment's `TxnIndexEmpty` from its local
+/// transaction index (`segment.txnIndex().isEmpty()`), and a remote read_committed fetch
+/// collects the aborted transactions of the segments after the fetched one through
+/// `RemoteLogMetadataCache.nextSegmentWithTxnIndex`, which passes over every segment flagged
+/// empty (`RemoteLogManagerTest.testFetchNextSegmentWithTxnIndex`,
+/// `testFindNextSegmentWithTxnIndex*`). On disk: `orders-0`'s copy [0,…] flagged
+/// `TxnIndexEmpty=true` whose `.txnindex` object holds one aborted transaction (34 bytes):
+/// `remote_txn_index_hidden` (error, with `--remote-storage` only: the metadata alone cannot
+/// tell). Near misses: the same object under `TxnIndexEmpty=false` (what the copy writes),
+/// and the flag `true` over an empty `.txnindex` object — nothing.
+#[test]
+fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let build = |flag: bool, entries: &[AbortedTxn]| {
+        let mut t = history();
+        let mut seg = t.remote_segment(0);
+        seg.txn_index_empty = Some(flag);
+        let r = t.copy_started_as(seg, 0);
+        t.copy_finished(r);
+        t.copy(1);
+        t.local_from(2);
+        t.log_start(0);
+        let bytes = encode_txn_index(entries);
+        check(vec![t], move |d| {
+            let object = d
+                .join("remote/kafka-tiered-storage")
+                .join(format!("orders-0-{}", uuid_text(&topic_id_for("orders"))))
+                .join(format!(
+                    "{:020}-{}.txnindex",
+                    0,
+                    uuid_text(&segment_uuid(1))
+                ));
+            std::fs::write(object, bytes).unwrap();
+        })
+    };
+    let aborted = [AbortedTxn {
+        producer_id: 7,
+        first_offset: 2,
+        last_offset: 4,
+        last_stable_offset: 2,
+    }];
+    let c = build(true, &aborted);
+    assert_eq!(metadata(&c), vec![]);
+    assert_eq!(
+        storage(&c),
+        vec![(Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
+    );
+    let f = (c.remote.findings.iter())
+        .find(|f| f.kind == Kind::RemoteTxnIndexHidden)
+        .unwrap();
+    assert_eq!(f.evidence["aborted_transactions"], 1);
+    assert_eq!(f.evidence["txn_index_bytes"], 34);
+    assert!(
+        f.broker_behaviour.contains("nextSegmentWithTxnIndex"),
+        "{f:#?}"
+    );
+    // near misses
+    for (flag, entries) in [(false, &aborted[..]), (true, &[][..])] {
+        let c = build(flag, entries);
+        assert_eq!(
+            storage(&c),
+            vec![],
+            "flag {flag}, {} entries",
+            entries.len()
+        );
+        assert_eq!(metadata(&c), vec![]);
+    }
+}

@@ -12,6 +12,7 @@ fn seg(n: u8, start: i64, end: i64, epochs: &[(i32, i64)]) -> RemoteSegment {
         segment_size_in_bytes: 0,
         max_timestamp_ms: 0,
         custom_metadata: None,
+        txn_index_empty: false,
         state: SegmentState::CopyFinished,
         history: Vec::new(),
     }
