@@ -148,8 +148,11 @@ struct HiddenTxnIndex {
 /// passes over every segment flagged empty: an aborted transaction whose marker lies in this
 /// segment is not filtered from a fetch of an earlier segment.
 fn hidden_txn_index(up: &UserPartition, s: &RemoteSegment, file: &Path) -> Option<Finding> {
+    if !s.txn_index_empty {
+        return None;
+    }
     let bytes = std::fs::metadata(file).ok()?.len();
-    if !s.txn_index_empty || bytes < ABORTED_TXN_BYTES {
+    if bytes < ABORTED_TXN_BYTES {
         return None;
     }
     let aborted = bytes / ABORTED_TXN_BYTES;
