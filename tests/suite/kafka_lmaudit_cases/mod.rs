@@ -48,7 +48,7 @@ mod retention;
 const UUID: &str = "0123456789abcdef0123456789abcdef";
 
 /// The names of the files in `dir`, sorted.
-fn files(dir: &Path) -> Vec<String> {
+pub(crate) fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = (std::fs::read_dir(dir).unwrap())
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
@@ -57,7 +57,7 @@ fn files(dir: &Path) -> Vec<String> {
 }
 
 /// The base offset a segment-family file is named by (`None` for the other files).
-fn base_of(name: &str) -> Option<i64> {
+pub(crate) fn base_of(name: &str) -> Option<i64> {
     name.split('.').next().unwrap().parse().ok()
 }
 

@@ -35,7 +35,6 @@
 
 use crate::kafka_ckaudit_cases::{Dir, recovered};
 use klogscan::verify::PartitionVerification;
-use std::path::Path;
 
 mod deletion;
 mod names;
@@ -53,19 +52,9 @@ fn seg(base: i64, ext: &str) -> String {
     format!("{base:020}.{ext}")
 }
 
-/// The names of the files in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = (std::fs::read_dir(dir).unwrap())
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    v.sort();
-    v
-}
-
-/// The base offset a file of the segment family is named by.
-fn base_of(name: &str) -> Option<i64> {
-    name.split('.').next().unwrap().parse().ok()
-}
+// The names of a directory's files, sorted, and the base offset a segment-family file is
+// named by: the `LogManager` audit's.
+use crate::kafka_lmaudit_cases::{base_of, files as names};
 
 /// Rename the `.log`, `.index` and `.timeindex` files of `d`'s partition whose base is in
 /// `bases` to `<name>.deleted` (`LocalLog.deleteSegmentFiles`; the producer snapshots are
