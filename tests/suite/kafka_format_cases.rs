@@ -141,17 +141,14 @@ fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
     }
 }
 
-/// The negative twin: a COMMIT marker batch of two records is no batch Kafka's coordinator
-/// writes (`MemoryRecords.withEndTransactionMarker`: one record), and is still an
-/// `invalid_batch` — said as what it is: not rejected on append, read by its first record.
-#[test]
-fn a_transaction_marker_batch_of_two_records_is_still_reported() {
-    let mut p = PartitionBuilder::new("orders", 0);
+/// A COMMIT marker batch of two records (producer 7, epoch 0): no coordinator writes one
+/// (`MemoryRecords.withEndTransactionMarker`: one record).
+fn two_record_commit() -> BatchSpec {
     let marker = |delta| RecordSpec {
         offset_delta: delta,
         ..klogscan::testkit::encode::end_txn_record(true, 0)
     };
-    p.append_spec(BatchSpec {
+    BatchSpec {
         control: true,
         transactional: true,
         producer_id: 7,
@@ -159,7 +156,16 @@ fn a_transaction_marker_batch_of_two_records_is_still_reported() {
         base_timestamp: 1_700_000_000_000,
         records: vec![marker(0), marker(1)],
         ..BatchSpec::default()
-    });
+    }
+}
+
+/// The negative twin: a COMMIT marker batch of two records is no batch Kafka's coordinator
+/// writes (`MemoryRecords.withEndTransactionMarker`: one record), and is still an
+/// `invalid_batch` — said as what it is: not rejected on append, read by its first record.
+#[test]
+fn a_transaction_marker_batch_of_two_records_is_still_reported() {
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append_spec(two_record_commit());
     let (_d, r) = scan_with(&p, ScanOptions::default());
     let bad = of_kind(&r, Kind::InvalidBatch);
     assert_eq!(bad.len(), 1, "{:#?}", r.findings);
@@ -332,22 +338,12 @@ fn a_flipped_magic_under_a_crc_that_holds_is_kept_and_refused_by_readers() {
 fn a_marker_batch_of_two_records_keeps_its_words_in_a_clean_log_dir() {
     let run = |crc_ok: bool| {
         let mut p = PartitionBuilder::new("orders", 0);
-        let marker = |delta| RecordSpec {
-            offset_delta: delta,
-            ..klogscan::testkit::encode::end_txn_record(true, 0)
-        };
         p.append_spec(BatchSpec {
-            control: true,
-            transactional: true,
-            producer_id: 7,
-            producer_epoch: 0,
-            base_timestamp: 1_700_000_000_000,
-            records: vec![marker(0), marker(1)],
             overrides: klogscan::testkit::HeaderOverrides {
                 crc: (!crc_ok).then_some(1),
                 ..Default::default()
             },
-            ..BatchSpec::default()
+            ..two_record_commit()
         });
         let d = tempfile::tempdir().unwrap();
         klogscan::testkit::LogDirBuilder::new(1)
