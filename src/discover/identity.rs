@@ -330,6 +330,18 @@ pub fn demote_non_live(findings: &mut [Finding]) {
                 f.topic, f.partition
             );
         }
+        // No broker serves or appends to this copy: the reads and the reused offsets of
+        // `segment_past_next_base` are a live log's.
+        if f.kind == Kind::SegmentPastNextBase {
+            f.broker_behaviour = format!(
+                "no broker serves or appends to this copy ({phrase}): its segments reach past the next one's base, which matters only if it is made live again (a -future copy replaces the live log when its move completes); the live {}-{} directory is judged by its own segments",
+                f.topic, f.partition
+            );
+            f.remediation = Some(format!(
+                "this is not the live copy ({phrase}): check the live {}-{} directory's own findings",
+                f.topic, f.partition
+            ));
+        }
         // An open transaction of a copy pins no last stable offset either (a -delete
         // copy's producer state is not even rebuilt past offset 0).
         if f.kind == Kind::OpenTransaction {

@@ -216,7 +216,8 @@ fn loud(d: &Dir, v: &klogscan::verify::VerifyReport) -> Vec<(Kind, Option<i64>)>
 /// finding, without the reuse. Near misses: a segment 10 whose first batch is at 10 (what
 /// the broker appends after that restart) — the replay's `offset_regression` across
 /// segments names the overlap, and nothing else (one cause, one finding); and the log as the
-/// broker rolled it (segments ending below the next base): nothing.
+/// broker rolled it (segments ending below the next base): nothing. In a `-future` copy the
+/// finding stays, its broker text making no live claim.
 #[test]
 fn a_segment_reaching_the_next_segments_base_is_named() {
     let crash = || {
@@ -293,4 +294,17 @@ fn a_segment_reaching_the_next_segments_base_is_named() {
     // near miss: the log as rolled
     let d = Dir::write(LogDirBuilder::new(1).partition(eight_then_five()));
     assert_quiet(&d, &d.verify());
+    // The same crash state in a -future copy: the finding stays (the copy's bytes are what
+    // they are), but no broker serves or appends to it — no live claim.
+    let d = crash();
+    d.put(&format!("{PDIR}/{}", seg(10, "log")), "");
+    let future = format!("{PDIR}.5b3c1d2e9f8a4b7c8d6e5f4a3b2c1d0e-future");
+    std::fs::rename(d.root.join(PDIR), d.root.join(future)).unwrap();
+    let scan = d.scan();
+    let f = (scan.findings.iter())
+        .find(|f| f.kind == Kind::SegmentPastNextBase)
+        .unwrap_or_else(|| panic!("{:#?}", scan.findings));
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.broker_behaviour.starts_with("no broker serves"), "{f:#?}");
+    assert!(!f.broker_behaviour.contains("write offsets"), "{f:#?}");
 }
