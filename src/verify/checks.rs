@@ -271,6 +271,7 @@ pub(crate) fn verify_one(
     }
     rebuilt_at_load(&prediction, out);
     snapshot::corrupt_unread(r, &prediction, out);
+    twins.drop_unread_beyond_log(r, &prediction, out);
     twins.apply(r, out);
     leftovers::not_reached(&actions, &prediction, out);
     prediction

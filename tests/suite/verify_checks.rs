@@ -690,3 +690,58 @@ mod load_checks;
 mod noncanonical;
 mod stop_reasons;
 mod txn_index;
+
+/// The snapshots above the end recovery truncates to are deleted unread
+/// (`ProducerStateManager.truncateAndReload` at the end of `LogLoader.load`): none of them
+/// becomes the broker's state, so none is held against the log's producers. Here the
+/// corrupt COMMIT marker at 22 is where recovery stops; the replay, which reads on past it
+/// without that marker, differs from the snapshots at 27 and 34 in producer 800's
+/// transaction — the corruption's doing, which `crc_mismatch` and the truncation name.
+/// Until this check, both snapshots were `snapshot_mismatch` warnings saying the broker
+/// would load them as they are. Near miss: after a clean shutdown no recovery runs, the
+/// snapshot at 34 is the one the load reads, and the differences are said.
+#[test]
+fn snapshots_above_the_recovered_end_are_not_compared() {
+    let (_d0, m0) = write(busy(PartitionFileOptions::default()), true);
+    let victim = (m0.batches.iter())
+        .filter(|b| b.segment_base == m0.segments[1].0)
+        .nth(1)
+        .unwrap()
+        .position;
+    let faulty = || {
+        let mut p = busy(PartitionFileOptions::default());
+        p.fault(
+            Target::Log(1),
+            FaultKind::FlipByte {
+                position: victim + 70,
+                mask: 0x10,
+            },
+        );
+        p
+    };
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("busy", 0, 0),
+        faulty(),
+    );
+    let v = run(&m.dir);
+    assert_eq!(v.prediction.log_end_offset_after, Some(22));
+    let beyond: Vec<&str> = (v.prediction.leftovers.iter())
+        .filter(|l| l.kind == "snapshot_beyond_log")
+        .map(|l| l.file.as_str())
+        .collect();
+    assert_eq!(
+        beyond,
+        ["00000000000000000027.snapshot", "00000000000000000034.snapshot"]
+    );
+    assert!(of_kind(&v, Kind::SnapshotMismatch).is_empty(), "{:#?}", v.findings);
+    assert_eq!(of_kind(&v, Kind::CrcMismatch).len(), 1);
+    let (_d, m) = write(faulty(), true);
+    let v = run(&m.dir);
+    assert!(v.prediction.truncation.is_none());
+    let said: Vec<Option<i64>> = (of_kind(&v, Kind::SnapshotMismatch).iter())
+        .map(|f| f.offset)
+        .collect();
+    assert_eq!(said, [Some(27), Some(34)], "{:#?}", v.findings);
+}

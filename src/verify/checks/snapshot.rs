@@ -34,6 +34,38 @@ impl Twins {
             of_one_twin(&self.read, &mut out[self.from..]);
         }
     }
+
+    /// Drop the producer comparisons of the snapshots the load deletes unread as above
+    /// the log end it recovers (the prediction's `snapshot_beyond_log` leftovers) while the
+    /// walk's log end holds them: `ProducerStateManager.truncateAndReload` removes every
+    /// snapshot above the recovered end before any is read, so none of them becomes the
+    /// broker's state, and what they differ in is the cut's doing (the replay went on past
+    /// the batch recovery stops at, which the truncation's own finding names). Above the
+    /// walk's end too, a snapshot's finding stays (it covers offsets no file holds).
+    pub(super) fn drop_unread_beyond_log(
+        &self,
+        r: &PartitionReport,
+        prediction: &crate::partition::recovery::RecoveryPrediction,
+        out: &mut Vec<Finding>,
+    ) {
+        // A load that fails deletes nothing; a -delete copy's snapshots are all above its
+        // end (0) and keep their own words (`DELETE_COPY_SNAPSHOT`).
+        if prediction.load_failure.is_some() || super::delete_copy(r) {
+            return;
+        }
+        let deleted = |name: &str| {
+            (prediction.leftovers.iter())
+                .any(|l| l.kind == "snapshot_beyond_log" && l.file == name)
+        };
+        let mut i = 0;
+        out.retain(|f| {
+            i += 1;
+            i <= self.from
+                || f.kind != Kind::SnapshotMismatch
+                || !f.segment.as_deref().is_some_and(deleted)
+                || r.log_end_offset.is_none_or(|l| f.offset.is_none_or(|o| o > l))
+        });
+    }
 }
 
 /// Check every producer snapshot of the partition; returns what the recovery prediction
