@@ -178,8 +178,9 @@ pub(crate) fn run_cluster_checks_with(
     // The run's one replay of each cluster's KRaft metadata log (`leadership`, pure): the
     // coordinator's copy choice reads its current leaders now, the leadership findings
     // come last.
-    let mut models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
-    leadership.coordinator_copies(inv).mark(&mut models);
+    let copies = leadership.coordinator_copies(inv, opts);
+    let mut models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts, &copies);
+    drop(copies);
     leadership.scope_coordinator_loads(report, opts, &mut models);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
@@ -271,16 +272,22 @@ impl Leadership {
     pub(crate) fn coordinator_copies(
         &self,
         inv: &Inventory,
+        opts: &ScanOptions,
     ) -> crate::cluster::coordinator::LeaderCopies {
         use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
+        const METADATA_VERSION_4_3: i16 = 30;
+        let of = |source: &crate::finding::Source| ClusterHistory::of_cluster(&self.histories, source);
         LeaderCopies::of(inv, |source, partition| {
-            let h = ClusterHistory::of_cluster(&self.histories, source)?;
-            let (t, now) = h.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
+            let (t, now) = of(source)?.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
             Some(NamedLeader {
                 broker: now.leader,
                 leader_epoch: now.leader_epoch,
                 topic_id: t.topic_id,
             })
+        })
+        .with_release(inv, opts, |source| {
+            (of(source).and_then(ClusterHistory::metadata_version))
+                .is_some_and(|l| l >= METADATA_VERSION_4_3)
         })
     }
 }

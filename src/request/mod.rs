@@ -203,7 +203,8 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
             Analysed::Bundles(staged) => {
                 let inv = staged.inventory();
                 let replayed = Leadership::replay(inv, staged.options());
-                let view = staged.coordinator_view(&replayed.coordinator_copies(inv));
+                let copies = replayed.coordinator_copies(inv, staged.options());
+                let view = staged.coordinator_view(&copies);
                 (view, replayed)
             }
         };
@@ -395,7 +396,7 @@ fn dirs_view(
     opts: &ScanOptions,
     replayed: &Leadership,
 ) -> crate::cluster::coordinator::CoordinatorView {
-    let leaders = replayed.coordinator_copies(inv);
+    let leaders = replayed.coordinator_copies(inv, opts);
     crate::cluster::coordinator::CoordinatorView::load_as(inv, opts, &leaders)
 }
 

@@ -153,7 +153,8 @@ fn a_coordinator_partition_outside_the_selection_is_read_once_for_both_checks() 
     // model, then no file at all for the coordinator's confirmation and the cluster-wide
     // join.
     let mut split = klogscan::pipeline::scan_partitions(&inv, &only_a);
-    let models = coordinator::cluster::replay_logs(&mut split, &inv, &only_a);
+    let loads = coordinator::LeaderCopies::of_release(&inv, &only_a);
+    let models = coordinator::cluster::replay_logs(&mut split, &inv, &only_a, &loads);
     let names: Vec<&str> = models
         .iter()
         .map(|m| m.origin.path.rsplit('/').next().unwrap())

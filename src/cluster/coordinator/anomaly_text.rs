@@ -66,6 +66,10 @@ fn record_json(r: &HistoryRecord) -> Value {
         Content::Undecodable(e) => {
             m.insert("error".into(), json!(e));
         }
+        Content::UnknownValue { version, error } => {
+            m.insert("value_version".into(), json!(version));
+            m.insert("error".into(), json!(error));
+        }
     }
     j
 }
@@ -84,6 +88,10 @@ fn describe(r: &HistoryRecord) -> String {
         Content::Undecodable(e) => {
             format!("an undecodable record at offset {} ({e})", r.source.offset)
         }
+        Content::UnknownValue { version, error } => format!(
+            "a value of version {version} at offset {} ({error})",
+            r.source.offset
+        ),
     }
 }
 
@@ -381,6 +389,16 @@ fn record_texts(a: &Anomaly) -> Texts {
             "the coordinator logs and skips records with an unknown key version on load",
             None,
         ),
+        AnomalyKind::UnknownValueVersion => (
+            format!("transactional id {id}: {}", describe(cur)),
+            "the coordinator (Kafka 4.3 and later: TransactionLog.read gives UnknownValueVersion) logs a warning and skips a value of a version it does not read, and loads on: the id keeps the value read before it (a newer broker's update of the id, left by an aborted upgrade, is not applied)",
+            None,
+        ),
+        AnomalyKind::UndecodableRecord if matches!(cur.content, Content::UnknownValue { .. }) => (
+            format!("transactional id {id}: {}", describe(cur)),
+            VALUE_VERSION_STOPS,
+            Some(newer_or_corrupt("value version")),
+        ),
         // AnomalyKind::UndecodableRecord
         _ => (
             format!(
@@ -398,6 +416,10 @@ fn record_texts(a: &Anomaly) -> Texts {
         ),
         }
 }
+
+/// Broker behaviour of a value of an unknown version where the loading release is not
+/// known to be 4.3 or later.
+const VALUE_VERSION_STOPS: &str = "before Kafka 4.3 the coordinator's reader throws on a value version it does not know (TransactionLog.readTxnRecordValue), and the load of this partition stops at this record (it logs \"Error loading transactions from transaction log\" and keeps what it loaded before): the ids written or updated only later are unknown to it or keep an older state. Kafka 4.3 and later (TransactionLog.read's UnknownValueVersion) log a warning, skip the record and load on; which release loads this copy is not known here (`verify --broker-version`, or a KRaft metadata log finalizing metadata.version 4.3-IV0, level 30, says it)";
 
 /// The remediation of a value no known broker writes: its `field` (the state, the
 /// transaction version) is one a newer broker may write.

@@ -5,6 +5,7 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
+use super::leader::LeaderCopies;
 use super::model::CoordModel;
 use crate::cluster::report::ScanReport;
 #[cfg(feature = "testkit")]
@@ -85,14 +86,19 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 }
 
 /// The model of every `__transaction_state` directory of `inv`
-/// ([`super::decode::replay_logs`]), each named by its identity (the join's [`Origin`]).
+/// ([`super::decode::replay_logs`]), each named by its identity (the join's [`Origin`]),
+/// replayed as `loads` says its coordinator loads it (the release), each of its copies
+/// marked ([`LeaderCopies::mark`]).
 pub fn replay_logs(
     report: &mut ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
+    loads: &LeaderCopies,
 ) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
-    let mut models = super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0);
+    let mut models =
+        super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0, loads);
+    loads.mark(&mut models);
     // A failed PrepareCommit's abort, held against the COMMIT markers the data partitions
     // hold (`sent`), before any reader reads the history.
     super::sent::settle(&mut models, || {

@@ -114,11 +114,12 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 #[cfg(feature = "testkit")]
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let models =
-        super::decode::replay_logs(report, inv, opts, |path| crate::cluster::txns::Origin {
-            path: path.to_string(),
-            ..Default::default()
-        });
+    let origin = |path: &str| crate::cluster::txns::Origin {
+        path: path.to_string(),
+        ..Default::default()
+    };
+    let loads = super::leader::LeaderCopies::of_release(inv, opts);
+    let models = super::decode::replay_logs(report, inv, opts, origin, &loads);
     annotate_models(report, &models, inv, opts);
 }
 

@@ -80,6 +80,12 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
                         error: e.to_string(),
                     }
                 }
+                Problem::OutOfRange { value } if e.field == "version" => {
+                    RecordProblem::ValueVersion {
+                        version: value as i16,
+                        error: e.to_string(),
+                    }
+                }
                 _ => RecordProblem::Value(e.to_string()),
             })
         }
@@ -235,18 +241,22 @@ impl Walked<'_> {
 
     /// The copy replayed into the coordinator's model, each record decoded and replayed in
     /// turn (none is kept): `wanted` as [`Replay::new`]; `tail_read`: the copy's records
-    /// were read to the end of its log ([`Replay::tail_not_read`]).
+    /// were read to the end of its log ([`Replay::tail_not_read`]); `since_4_3`: its
+    /// coordinator skips a value of an unknown version ([`Replay::skip_unknown_value_versions`]).
     pub(super) fn replay(
         self,
         partition: i32,
         origin: Origin,
         ref_time_ms: i64,
-        (wanted, tail_read): (Option<Arc<HashSet<i64>>>, bool),
+        (wanted, tail_read, since_4_3): (Option<Arc<HashSet<i64>>>, bool, bool),
     ) -> CoordModel {
         self.feed(|| {
             let mut r = Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone());
             if !tail_read {
                 r.tail_not_read();
+            }
+            if since_4_3 {
+                r.skip_unknown_value_versions();
             }
             r
         })
@@ -352,6 +362,7 @@ pub fn replay_logs(
     inv: &Inventory,
     opts: &ScanOptions,
     origin: impl Fn(&str) -> Origin,
+    loads: &super::leader::LeaderCopies,
 ) -> Vec<CoordModel> {
     let wanted: Arc<HashSet<i64>> = Arc::new(
         report
@@ -367,8 +378,12 @@ pub fn replay_logs(
         inv,
         opts,
         |partition, ref_time, path, walked, tail_read| {
-            let wanted = (Some(wanted.clone()), tail_read);
-            out.push(walked.replay(partition, origin(path), ref_time, wanted));
+            let how = (
+                Some(wanted.clone()),
+                tail_read,
+                loads.skips_unknown_value_versions(path),
+            );
+            out.push(walked.replay(partition, origin(path), ref_time, how));
         },
     );
     out

@@ -67,6 +67,9 @@ pub enum AnomalyKind {
     UnknownState,
     /// A key version other than 0: the coordinator skips the record.
     UnknownKeyVersion,
+    /// A value version outside 0–1 on a copy loaded by Kafka 4.3 or later: the
+    /// coordinator skips the record (before 4.3 it is an [`Self::UndecodableRecord`]).
+    UnknownValueVersion,
     /// A key or value that does not decode, a null key or a null transactional id: the
     /// coordinator's load stops at this record.
     UndecodableRecord,
@@ -90,6 +93,7 @@ impl AnomalyKind {
             AnomalyKind::TombstoneWhileInProgress => "tombstone_while_in_progress",
             AnomalyKind::UnknownState => "unknown_state",
             AnomalyKind::UnknownKeyVersion => "unknown_key_version",
+            AnomalyKind::UnknownValueVersion => "unknown_value_version",
             AnomalyKind::UndecodableRecord => "undecodable_record",
             AnomalyKind::LoadNeverCompletes => "load_never_completes",
         }
@@ -104,6 +108,7 @@ impl AnomalyKind {
             | AnomalyKind::UndecodableRecord
             | AnomalyKind::LoadNeverCompletes => Severity::Error,
             AnomalyKind::UnknownKeyVersion
+            | AnomalyKind::UnknownValueVersion
             | AnomalyKind::RetriedAppend
             | AnomalyKind::FailedPrepareAborted => Severity::Info,
             _ => Kind::TransactionStateAnomaly.default_severity(),
@@ -156,6 +161,8 @@ pub enum Content {
     UnknownState(i64),
     /// A key of another version.
     UnknownKey(i16),
+    /// A value of a version the reader does not know, with the reader's message.
+    UnknownValue { version: i16, error: String },
     /// A key or value that does not decode.
     Undecodable(String),
 }
@@ -266,6 +273,9 @@ pub struct HistoryChecker {
     /// exhausted value before it, whose next InitProducerId rotates again (any new producer
     /// id) but never returns to the old one.
     rotated_from: BTreeMap<(String, String), i64>,
+    /// The copy's coordinator skips a value of an unknown version (Kafka 4.3 and later:
+    /// `super::model::Replay::skip_unknown_value_versions`).
+    value_versions_skipped: bool,
 }
 
 /// How far `TransactionStateManager.loadTransactionMetadata` gets through one copy.
@@ -281,6 +291,11 @@ struct LoadTail {
 }
 
 impl HistoryChecker {
+    /// The copy's coordinator skips a value of an unknown version (Kafka 4.3 and later).
+    pub(super) fn skip_unknown_value_versions(&mut self) {
+        self.value_versions_skipped = true;
+    }
+
     /// Feed one decoded record (records of a partition copy in offset order), found in
     /// segment `segment` at `source`; `retry`: its value repeats the id's previous one
     /// (a retried append, `CoordValue::repeats`).
@@ -294,6 +309,9 @@ impl HistoryChecker {
             content: Content::Tombstone,
         };
         let problem = r.problem.as_deref();
+        // A skipped value (Kafka 4.3 and later) neither stops the load nor is read.
+        let skipped_value = matches!(problem, Some(RecordProblem::ValueVersion { .. }))
+            && self.value_versions_skipped;
         match problem {
             Some(RecordProblem::KeyVersion(_)) => {
                 let batch = (at.segment.clone(), at.position);
@@ -307,7 +325,7 @@ impl HistoryChecker {
             }
             Some(_) | None => {
                 self.load.tail = None;
-                self.load.stopped |= problem.is_some();
+                self.load.stopped |= problem.is_some() && !skipped_value;
                 self.load.last_key_batch = Some((at.segment.clone(), at.position));
             }
         }
@@ -329,6 +347,10 @@ impl HistoryChecker {
         let id = r.transactional_id.clone();
         at.content = match (problem, &r.value) {
             (Some(RecordProblem::UnknownState { byte, .. }), _) => Content::UnknownState(*byte),
+            (Some(RecordProblem::ValueVersion { version, error }), _) => Content::UnknownValue {
+                version: *version,
+                error: error.clone(),
+            },
             (Some(p), _) => Content::Undecodable(p.error().unwrap_or_default().to_string()),
             (None, None) => Content::Tombstone,
             (None, Some(v)) => Content::Value(TxnSnapshot::of(v)),
@@ -343,6 +365,14 @@ impl HistoryChecker {
             }
             Content::Undecodable(_) => {
                 self.push(AnomalyKind::UndecodableRecord, Some(id), prev, at);
+                return;
+            }
+            Content::UnknownValue { .. } => {
+                let kind = match skipped_value {
+                    true => AnomalyKind::UnknownValueVersion,
+                    false => AnomalyKind::UndecodableRecord,
+                };
+                self.push(kind, Some(id), prev, at);
                 return;
             }
             Content::Tombstone => {

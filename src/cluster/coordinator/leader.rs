@@ -20,6 +20,8 @@ use super::model::CoordModel;
 use crate::discover::identity::{ClusterKey, Identities};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::Source;
+use crate::partition::recovery::BrokerVersion;
+use crate::partition::results::ScanOptions;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a cluster's metadata log says of the current leader of one `__transaction_state`
@@ -40,6 +42,9 @@ pub struct LeaderCopies {
     /// The other copies (live or not) of the partitions whose leader's copy is in `paths`:
     /// no coordinator's state.
     unloaded: BTreeSet<String>,
+    /// The copies (live or not) whose cluster is known to run Kafka 4.3 or later
+    /// ([`Self::skips_unknown_value_versions`]).
+    since_4_3: BTreeSet<String>,
 }
 
 impl LeaderCopies {
@@ -102,6 +107,44 @@ impl LeaderCopies {
             (out.unloaded).extend(others.map(|c| c.path.display().to_string()));
         }
         out
+    }
+
+    /// [`Self::of`], with the copies of every `__transaction_state` partition loaded by
+    /// Kafka 4.3 or later: all of them when `opts` gives that release (`verify
+    /// --broker-version`), else those whose cluster `finalized_4_3` says finalizes
+    /// `metadata.version` 4.3-IV0 or later in its metadata log (no earlier broker joins
+    /// such a cluster: `ClusterControlManager.registerBroker` refuses a broker that does
+    /// not support the finalized level).
+    pub fn with_release(
+        mut self,
+        inv: &Inventory,
+        opts: &ScanOptions,
+        finalized_4_3: impl Fn(&Source) -> bool,
+    ) -> Self {
+        let given = (opts.broker_version).is_some_and(|v| v >= BrokerVersion(4, 3, 0));
+        let ids = Identities::load(inv);
+        for p in &inv.partitions {
+            let tp = p.tp.as_ref();
+            if tp.is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+                && (given || finalized_4_3(&ids.source(p)))
+            {
+                self.since_4_3.insert(p.path.display().to_string());
+            }
+        }
+        self
+    }
+
+    /// No copy chosen, and the release `opts` gives ([`Self::with_release`]): for a run
+    /// without a replay of the metadata logs.
+    pub fn of_release(inv: &Inventory, opts: &ScanOptions) -> Self {
+        LeaderCopies::default().with_release(inv, opts, |_| false)
+    }
+
+    /// Whether the coordinator that loads the copy at `path` skips a value of an unknown
+    /// version (`super::model::Replay::skip_unknown_value_versions`): its cluster is known
+    /// to run Kafka 4.3 or later ([`Self::with_release`]).
+    pub fn skips_unknown_value_versions(&self, path: &str) -> bool {
+        self.since_4_3.contains(path)
     }
 
     /// Whether the copy at `path` is the one the named leader holds.

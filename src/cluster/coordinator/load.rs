@@ -19,7 +19,7 @@ impl CoordinatorView {
     /// Replay every `__transaction_state` partition of `inv` (read-only; each is walked
     /// here: a scan's results already hold their records, see [`Self::load_clusters_from`]).
     pub fn load(inv: &Inventory, opts: &ScanOptions) -> CoordinatorView {
-        Self::load_as(inv, opts, &LeaderCopies::default())
+        Self::load_as(inv, opts, &LeaderCopies::of_release(inv, opts))
     }
 
     /// [`Self::load`] with the coordinator's copy choice `leaders` (the one the scan's
@@ -66,7 +66,8 @@ impl CoordinatorView {
                 && let Some(walked) = walked(p)
             {
                 let path = p.path.display().to_string();
-                let m = walked.replay(tp.partition, origin(&path), 0, (view_only(), true));
+                let how = (view_only(), true, leaders.skips_unknown_value_versions(&path));
+                let m = walked.replay(tp.partition, origin(&path), 0, how);
                 view.absorb_as(&m, leaders.loads(&path));
             }
         }
@@ -90,7 +91,7 @@ impl CoordinatorView {
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        let models = replay_logs(report, inv, opts, origin);
+        let models = replay_logs(report, inv, opts, origin, &LeaderCopies::of_release(inv, opts));
         Self::load_clusters_of(&models, inv, opts)
     }
 
@@ -105,14 +106,17 @@ impl CoordinatorView {
         let by_path: BTreeMap<&str, &CoordModel> =
             logs.iter().map(|l| (l.origin.path.as_str(), l)).collect();
         // `led`: the partitions of the view whose metadata-named leader's copy is among
-        // `logs`, which alone is loaded (`super::leader`).
+        // `logs`, which alone is loaded (`super::leader`). A copy not among `logs` is read
+        // here, with the release `opts` gives.
+        let release = LeaderCopies::of_release(inv, opts);
         let replay = |view: &mut CoordinatorView, p: &PartitionDir, n: i32, led: &BTreeSet<i32>| {
             let path = p.path.display().to_string();
             match by_path.get(path.as_str()) {
                 Some(m) => view.absorb_as(m, m.leader_copy || !led.contains(&n)),
                 None => {
                     let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                    view.absorb(&walked.replay(n, origin(&path), 0, (view_only(), true)))
+                    let how = (view_only(), true, release.skips_unknown_value_versions(&path));
+                    view.absorb(&walked.replay(n, origin(&path), 0, how))
                 }
             }
         };

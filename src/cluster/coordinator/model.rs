@@ -280,6 +280,9 @@ pub struct Replay {
     sets: HashSet<PartitionSet>,
     /// The copy was read to its end (not cut by `--max-bytes`): what ends its log is known.
     tail_read: bool,
+    /// The coordinator that loads the copy skips a value of an unknown version
+    /// ([`Self::skip_unknown_value_versions`]).
+    value_versions_skipped: bool,
 }
 
 impl Replay {
@@ -315,7 +318,19 @@ impl Replay {
             ended: 0,
             sets: HashSet::new(),
             tail_read: true,
+            value_versions_skipped: false,
         }
+    }
+
+    /// The copy is loaded by Kafka 4.3 or later: since apache/kafka PR #21405
+    /// (`TransactionLog.read` returns `UnknownValueVersion`) `TransactionStateManager
+    /// .loadTransactionMetadata` logs a warning for a value of a version it does not know
+    /// and goes on, as for a key of another version; earlier releases' reader throws
+    /// ("Unknown version … from the transaction log message value") and the load stops
+    /// there. Set only where the release is known (`LeaderCopies::skips_unknown_value_versions`).
+    pub fn skip_unknown_value_versions(&mut self) {
+        self.value_versions_skipped = true;
+        self.model.history.skip_unknown_value_versions();
     }
 
     /// The copy's records stop before its log ends (a read cut by `--max-bytes`): how the
@@ -348,16 +363,18 @@ impl Replay {
         // key or value that does not decode, a null transactional id, an unknown state)
         // ends the load, and the coordinator serves the ids as they were before it. A key
         // of another version is skipped, not a failure.
-        let fails = r
-            .problem
-            .as_deref()
-            .is_some_and(|p| !matches!(p, RecordProblem::KeyVersion(_)));
+        let skipped = |p: &RecordProblem| match p {
+            RecordProblem::KeyVersion(_) => true,
+            RecordProblem::ValueVersion { .. } => self.value_versions_skipped,
+            _ => false,
+        };
+        let fails = r.problem.as_deref().is_some_and(|p| !skipped(p));
         if fails && self.model.load_stop.is_none() {
             self.model.load_stop = Some(r.offset);
         }
         match r.problem.as_deref() {
             Some(p) => {
-                if let Some(e) = p.error() {
+                if let Some(e) = p.error().filter(|_| !skipped(p)) {
                     self.model.errors.push(format!("offset {}: {e}", r.offset));
                 }
                 return;

@@ -271,6 +271,10 @@ pub enum RecordProblem {
     UnknownState { byte: i64, error: String },
     /// A value that does not decode (the reader's message).
     Value(String),
+    /// A value of a version the reader does not know (outside 0–1), with the reader's
+    /// message: the load fails on it before Kafka 4.3, and skips it since
+    /// (`TransactionLog.read`'s `UnknownValueVersion`; see `Replay::skip_unknown_value_versions`).
+    ValueVersion { version: i16, error: String },
 }
 
 impl RecordProblem {
@@ -282,7 +286,8 @@ impl RecordProblem {
             RecordProblem::KeyVersion(_) => None,
             RecordProblem::NullKey => Some("record has a null key"),
             RecordProblem::Key(e) | RecordProblem::Value(e) => Some(e),
-            RecordProblem::UnknownState { error, .. } => Some(error),
+            RecordProblem::UnknownState { error, .. }
+            | RecordProblem::ValueVersion { error, .. } => Some(error),
         }
     }
 }

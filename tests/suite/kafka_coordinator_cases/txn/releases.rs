@@ -89,3 +89,95 @@ fn a_log_ending_in_unknown_keys_loads_since_kafka_4_0() {
         assert_eq!(&anomalies(&scan(d.path())), want, "level {level}");
     }
 }
+
+/// Broker 1's log dir `data` (cluster `c1`) holding `__transaction_state-7`: `a` Ongoing,
+/// `b` CompleteCommit, a value of `b` of version `i16::MAX` (what
+/// `TransactionLogTest.testReadReturnsUnknownValueVersionForInvalidValue` reads), then `a`
+/// PrepareCommit and `c` Empty; with `level`, its KRaft metadata log finalizing that
+/// `metadata.version`.
+fn with_an_unknown_value_version(level: Option<i16>) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let tp: &[(&str, &[i32])] = &[("orders", &[0])];
+    let mut future = at(2, 1, COMPLETE_COMMIT).encode();
+    future[..2].copy_from_slice(&i16::MAX.to_be_bytes());
+    let mut p = PartitionBuilder::new("__transaction_state", PARTITION).start_time(T);
+    let mut b = Batch::new(Producer::PLAIN);
+    for (k, v) in [
+        val("a", &at(1, 0, ONGOING).partitions(tp)),
+        val("b", &at(2, 0, COMPLETE_COMMIT)),
+        (key("b"), Some(future)),
+        val("a", &at(1, 0, PREPARE_COMMIT).partitions(tp)),
+        val("c", &at(3, 0, EMPTY)),
+    ] {
+        b = b.record(Rec::kv(k, v.unwrap()));
+    }
+    p.append(b);
+    let ld = d.path().join("data");
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(p)
+        .write(&ld)
+        .unwrap();
+    if let Some(level) = level {
+        let mut m = MetadataLogBuilder::new(T);
+        m.batch(&[MetaRecord::FeatureLevel {
+            name: "metadata.version".into(),
+            feature_level: level,
+        }]);
+        m.write(&ld).unwrap();
+    }
+    d
+}
+
+/// apache/kafka PR #21405 (Kafka 4.3): `TransactionLog.read` gives `UnknownValueVersion`
+/// for a value of a version it does not know, and `TransactionStateManager
+/// .loadTransactionMetadata` logs a warning, skips the record and loads on (`a` in
+/// PrepareCommit, `c` known, `b` at its earlier value): an `unknown_value_version` (info)
+/// where the loading release is known to be 4.3 or later — `verify --broker-version`
+/// 4.3.0, or a metadata log finalizing 4.3-IV0 (level 30). Near misses: 4.2.0, level 29
+/// and no release known keep the earlier releases' stop (`undecodable_record`, error,
+/// whose broker text names both readings): `a` stays Ongoing, `c` is unknown.
+#[test]
+fn an_unknown_value_version_is_skipped_since_kafka_4_3() {
+    let stops = vec![("undecodable_record".to_string(), 2)];
+    let skipped = vec![("unknown_value_version".to_string(), 2)];
+    let d = with_an_unknown_value_version(None);
+    let r = scan(d.path());
+    assert_eq!(anomalies(&r), stops);
+    let f = (r.findings.iter())
+        .find(|f| f.kind == Kind::TransactionStateAnomaly)
+        .unwrap();
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.evidence["current"]["value_version"], i16::MAX);
+    assert!(f.broker_behaviour.contains("Kafka 4.3 and later"), "{}", f.broker_behaviour);
+    let view = |v: Option<BrokerVersion>| {
+        let mut o = opts();
+        o.broker_version = v;
+        let inv = request::discover(&[d.path().to_path_buf()], &o).unwrap();
+        let view = CoordinatorView::load(&inv, &o);
+        (view.ids["a"].state, view.ids.contains_key("c"), view.errors.len())
+    };
+    assert_eq!(view(None), (TxnState::Ongoing, false, 1));
+    assert_eq!(
+        view(Some(BrokerVersion(4, 3, 0))),
+        (TxnState::PrepareCommit, true, 0)
+    );
+    let verify = |v: BrokerVersion| {
+        let req = Request::new([d.path()]).with_options(opts());
+        let a = request::verify(&req, Some(v)).unwrap();
+        let skipped: Vec<Finding> = (a.report.findings())
+            .filter(|f| f.evidence["anomaly"] == "unknown_value_version")
+            .cloned()
+            .collect();
+        if let Some(f) = skipped.first() {
+            assert_eq!(f.severity, Severity::Info);
+        }
+        anomalies_of(a.report.findings())
+    };
+    assert_eq!(verify(BrokerVersion(4, 3, 0)), skipped);
+    assert_eq!(verify(BrokerVersion(4, 2, 0)), stops);
+    for (level, want) in [(30, &skipped), (29, &stops)] {
+        let d = with_an_unknown_value_version(Some(level));
+        assert_eq!(&anomalies(&scan(d.path())), want, "level {level}");
+    }
+}
