@@ -159,23 +159,46 @@ pub fn write_aiven(
             object.extend_from_slice(&t);
         }
         std::fs::write(at(".log"), &object)?;
+        // Every index of the segment in one object, each at the position the manifest
+        // states with its own size (`SegmentIndexesV1Builder`); the transaction index only
+        // when the copy had one (`LogSegmentData.transactionIndex`).
         let mut indexes = Vec::new();
+        let mut places = Vec::new();
         for ext in [
             ".index",
             ".timeindex",
             ".snapshot",
             ".leader_epoch_checkpoint",
+            ".txnindex",
         ] {
-            indexes.extend(std::fs::read(local(ext)).unwrap_or_default());
+            let bytes = std::fs::read(local(ext));
+            if ext == ".txnindex" && bytes.is_err() {
+                places.push(None);
+                continue;
+            }
+            let bytes = bytes.unwrap_or_default();
+            places.push(Some((indexes.len(), bytes.len())));
+            indexes.extend(bytes);
         }
         std::fs::write(at(".indexes"), &indexes)?;
-        std::fs::write(at(".rsm-manifest"), manifest(&data, &sizes, layout))?;
+        std::fs::write(
+            at(".rsm-manifest"),
+            manifest(&data, &sizes, &places, layout),
+        )?;
         keys.push(key);
     }
     Ok(keys)
 }
 
-fn manifest(data: &[u8], sizes: &[u32], layout: &AivenLayout) -> String {
+/// The manifest of a segment of `data` in chunks of `sizes`, its indexes (offset,
+/// timestamp, producer snapshot, leader epochs, transaction) at `places` in the `.indexes`
+/// object.
+fn manifest(
+    data: &[u8],
+    sizes: &[u32],
+    places: &[Option<(usize, usize)>],
+    layout: &AivenLayout,
+) -> String {
     let chunk_index = if layout.compression || layout.encryption {
         let encoded = zstd::bulk::compress(&encode_chunk_sizes(sizes), 3).unwrap_or_default();
         serde_json::json!({
@@ -193,17 +216,20 @@ fn manifest(data: &[u8], sizes: &[u32], layout: &AivenLayout) -> String {
             "finalTransformedChunkSize": sizes.last().copied().unwrap_or(0),
         })
     };
-    let index =
-        |position: usize, size: usize| serde_json::json!({"position": position, "size": size});
+    let index = |i: usize| match places.get(i).copied().flatten() {
+        Some((position, size)) => serde_json::json!({"position": position, "size": size}),
+        None if i == 4 => serde_json::Value::Null,
+        None => serde_json::json!({"position": 0, "size": 0}),
+    };
     let mut m = serde_json::json!({
         "version": "1",
         "chunkIndex": chunk_index,
         "segmentIndexes": {
-            "offset": index(0, 0),
-            "timestamp": index(0, 0),
-            "producerSnapshot": index(0, 0),
-            "leaderEpoch": index(0, 0),
-            "transaction": null,
+            "offset": index(0),
+            "timestamp": index(1),
+            "producerSnapshot": index(2),
+            "leaderEpoch": index(3),
+            "transaction": index(4),
         },
         "compression": layout.compression,
     });

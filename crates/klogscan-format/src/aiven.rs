@@ -146,6 +146,12 @@ pub struct SegmentManifest {
     pub compression: bool,
     /// Chunks are encrypted (`encryption` present).
     pub encrypted: bool,
+    /// The size of the segment's transaction index inside its `.indexes` object
+    /// (`segmentIndexes.transaction.size`, the index's own bytes before the object's
+    /// compression or encryption: `SegmentIndexesV1Builder` adds each index's original
+    /// size); `None` when the manifest has none (`transaction` null: the copy was given no
+    /// transaction index) or states none readable.
+    pub txn_index_size: Option<u32>,
 }
 
 fn int_field(v: &Value, name: &str) -> Result<u32, AivenError> {
@@ -208,6 +214,11 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<SegmentManifest, AivenError> {
         .and_then(Value::as_bool)
         .ok_or(AivenError("missing compression".into()))?;
     let encrypted = v.get("encryption").is_some_and(|e| !e.is_null());
+    let txn_index_size = (v.get("segmentIndexes"))
+        .and_then(|i| i.get("transaction"))
+        .and_then(|t| t.get("size"))
+        .and_then(Value::as_i64)
+        .and_then(|n| u32::try_from(n).ok());
     Ok(SegmentManifest {
         chunk_index: ChunkIndex {
             original_chunk_size,
@@ -216,6 +227,7 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<SegmentManifest, AivenError> {
         },
         compression,
         encrypted,
+        txn_index_size,
     })
 }
 
@@ -423,5 +435,22 @@ mod tests {
         assert_eq!((c[2].transformed_position, c[2].transformed_size), (20, 5));
         assert!(parse_manifest(br#"{"version":"2"}"#).is_err());
         assert!(parse_manifest(b"not json").is_err());
+        assert_eq!(m.txn_index_size, None);
+    }
+
+    /// `SegmentIndexesV1.transaction`: the index's position and size in the `.indexes`
+    /// object, or null when the copy was given no transaction index.
+    #[test]
+    fn manifest_transaction_index_size() {
+        let with = |transaction: &str| {
+            let text = format!(
+                r#"{{"version":"1","chunkIndex":{{"type":"fixed","originalChunkSize":10,"originalFileSize":5,"transformedChunkSize":10,"finalTransformedChunkSize":5}},"segmentIndexes":{{"offset":{{"position":0,"size":8}},"transaction":{transaction}}},"compression":false}}"#
+            );
+            parse_manifest(text.as_bytes()).unwrap().txn_index_size
+        };
+        assert_eq!(with(r#"{"position":8,"size":34}"#), Some(34));
+        assert_eq!(with(r#"{"position":8,"size":0}"#), Some(0));
+        assert_eq!(with("null"), None);
+        assert_eq!(with(r#"{"position":8,"size":-1}"#), None);
     }
 }

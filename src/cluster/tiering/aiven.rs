@@ -326,6 +326,7 @@ mod tests {
             },
             compression: true,
             encrypted: false,
+            txn_index_size: None,
         };
         (object, m)
     }

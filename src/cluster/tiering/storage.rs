@@ -119,7 +119,10 @@ pub fn check(
         };
         out.extend(judge(up, s, Ok(path), path, None, opts));
         let txn_index = set.and_then(|f| f.get(&LocalTieredFileType::TransactionIndex));
-        if let Some(f) = txn_index.and_then(|t| hidden_txn_index(up, s, t)) {
+        // (its size read only for a segment flagged empty)
+        let flagged = txn_index.filter(|_| s.txn_index_empty);
+        let sized = flagged.and_then(|t| Some((t, std::fs::metadata(t).ok()?.len())));
+        if let Some(f) = sized.and_then(|(t, bytes)| hidden_txn_index(up, s, t, bytes, "object")) {
             out.push(f);
         }
     }
@@ -147,17 +150,23 @@ struct HiddenTxnIndex {
 /// then of the later segments `RemoteLogMetadataCache.nextSegmentWithTxnIndex` finds — which
 /// passes over every segment flagged empty: an aborted transaction whose marker lies in this
 /// segment is not filtered from a fetch of an earlier segment.
-fn hidden_txn_index(up: &UserPartition, s: &RemoteSegment, file: &Path) -> Option<Finding> {
-    if !s.txn_index_empty {
-        return None;
-    }
-    let bytes = std::fs::metadata(file).ok()?.len();
-    if bytes < ABORTED_TXN_BYTES {
+///
+/// `bytes`: the index's size — the `.txnindex` object's in `LocalTieredStorage`'s layout,
+/// what the `.rsm-manifest` at `file` states in the Aiven plugin's (whose `.indexes`
+/// object holds every index of the segment); `what` names it in the message.
+fn hidden_txn_index(
+    up: &UserPartition,
+    s: &RemoteSegment,
+    file: &Path,
+    bytes: u64,
+    what: &str,
+) -> Option<Finding> {
+    if !s.txn_index_empty || bytes < ABORTED_TXN_BYTES {
         return None;
     }
     let aborted = bytes / ABORTED_TXN_BYTES;
     let msg = format!(
-        "remote segment {} (offsets {}..={}) is flagged TxnIndexEmpty in its metadata, but its transaction index object holds {aborted} aborted transaction(s) ({bytes} bytes)",
+        "remote segment {} (offsets {}..={}) is flagged TxnIndexEmpty in its metadata, but its transaction index {what} holds {aborted} aborted transaction(s) ({bytes} bytes)",
         encode_uuid(&s.id),
         s.start_offset,
         s.end_offset
@@ -203,16 +212,22 @@ fn check_aiven(
             return judge(up, s, Err(why), log, None, opts);
         }
     };
+    // The manifest states the transaction index's own size, encrypted objects included.
+    let what = "(as its manifest states it)";
+    let hidden = (m.txn_index_size)
+        .and_then(|n| hidden_txn_index(up, s, manifest, n.into(), what));
     if m.encrypted {
-        return vec![encrypted_finding(up, s, log, &m)];
+        return [encrypted_finding(up, s, log, &m)].into_iter().chain(hidden).collect();
     }
     // The segment's size is the original size the manifest declares (the rebuild stops at
     // the metadata's).
     let declared = Some(m.chunk_index.original_file_size as u64);
-    match super::aiven::rebuild(log, &m, super::aiven::rebuild_limit(s, opts)) {
+    let mut out = match super::aiven::rebuild(log, &m, super::aiven::rebuild_limit(s, opts)) {
         Ok(tmp) => judge(up, s, Ok(tmp.path()), log, declared, opts),
         Err(e) => judge(up, s, Err(e.to_string()), log, declared, opts),
-    }
+    };
+    out.extend(hidden);
+    out
 }
 
 #[derive(Serialize)]

@@ -1,6 +1,6 @@
 //! What a fetch from remote storage reads (`RemoteLogManager.read`).
 
-use crate::kafka_quiet_tiered_cases::{check, history};
+use crate::kafka_quiet_tiered_cases::{check, check_written, history};
 use crate::kafka_rlmaudit_cases::{metadata, storage};
 use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::files::{topic_id_for, uuid_text};
@@ -115,6 +115,81 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
     // near misses
     for (flag, entries) in [(false, &aborted[..]), (true, &[][..])] {
         let c = build(flag, entries);
+        assert_eq!(
+            storage(&c),
+            vec![],
+            "flag {flag}, {} entries",
+            entries.len()
+        );
+        assert_eq!(metadata(&c), vec![]);
+    }
+}
+
+/// The same in the Aiven plugin's layout, where a segment's indexes are one `.indexes`
+/// object and its `.rsm-manifest` states where each lies and its size
+/// (`SegmentIndexesV1.transaction`: null when the copy was given no transaction index):
+/// `TxnIndexEmpty=true` over a manifest stating 34 bytes of transaction index is
+/// `remote_txn_index_hidden`, judged from the manifest (also for an encrypted segment, whose
+/// manifest states the index's own size). Near misses: the flag false; the flag true over
+/// an empty transaction index.
+#[test]
+fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
+    use klogscan::testkit::aiven::{AivenLayout, write_aiven};
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let build = |flag: bool, entries: &[AbortedTxn], encryption: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = history();
+        let mut seg = t.remote_segment(0);
+        seg.txn_index_empty = Some(flag);
+        let r = t.copy_started_as(seg, 0);
+        t.copy_finished(r);
+        t.copy(1);
+        t.local_from(2);
+        t.log_start(0);
+        let mut m = t.write(dir.path()).unwrap();
+        let object = m.remote_partition_dir.join(format!(
+            "{:020}-{}.txnindex",
+            0,
+            uuid_text(&segment_uuid(1))
+        ));
+        std::fs::write(object, encode_txn_index(entries)).unwrap();
+        let bucket = dir.path().join("bucket");
+        let layout = AivenLayout {
+            encryption,
+            ..AivenLayout::default()
+        };
+        write_aiven(&m, &bucket, &layout).unwrap();
+        std::fs::remove_dir_all(&m.remote_root).unwrap();
+        std::fs::rename(&bucket, &m.remote_root).unwrap();
+        m.remote_root = dir.path().join("remote");
+        check_written(dir, vec![m])
+    };
+    let aborted = [AbortedTxn {
+        producer_id: 7,
+        first_offset: 2,
+        last_offset: 4,
+        last_stable_offset: 2,
+    }];
+    let c = build(true, &aborted, false);
+    assert_eq!(metadata(&c), vec![]);
+    assert_eq!(
+        storage(&c),
+        vec![(Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
+    );
+    let f = (c.remote.findings.iter())
+        .find(|f| f.kind == Kind::RemoteTxnIndexHidden)
+        .unwrap();
+    assert_eq!(f.evidence["txn_index_bytes"], 34);
+    assert!(
+        f.segment.as_deref().unwrap().ends_with(".rsm-manifest"),
+        "{f:#?}"
+    );
+    let c = build(true, &aborted, true);
+    let kinds: Vec<Kind> = storage(&c).into_iter().map(|(k, _, _)| k).collect();
+    assert!(kinds.contains(&Kind::RemoteTxnIndexHidden), "{kinds:?}");
+    // near misses
+    for (flag, entries) in [(false, &aborted[..]), (true, &[][..])] {
+        let c = build(flag, entries, false);
         assert_eq!(
             storage(&c),
             vec![],
