@@ -72,6 +72,7 @@ mod identity_inputs;
 mod identity_joins;
 mod index_files;
 mod kafka_cgcaudit_cases;
+mod kafka_convaudit_cases;
 mod kafka_ckaudit_cases;
 mod kafka_cleaner_cases;
 mod kafka_cleaner_round2_cases;
