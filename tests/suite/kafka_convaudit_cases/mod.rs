@@ -35,6 +35,7 @@
 mod downgrade;
 mod empty;
 mod joining;
+mod members;
 mod old_coordinator;
 mod upgrade;
 
