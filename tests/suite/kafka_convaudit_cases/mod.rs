@@ -32,6 +32,7 @@
 //! are written here.
 #![cfg(feature = "testkit")]
 
+mod compaction;
 mod downgrade;
 mod empty;
 mod joining;
