@@ -2,7 +2,7 @@
 //! a JoinGroup for a consumer group writes the member as a consumer group member carrying
 //! its `ClassicMemberMetadata` (session timeout, supported protocols with their metadata).
 
-use super::{FOO, GROUP, classic, cm, current_with, epochs, member_meta};
+use super::{BAR, FOO, GROUP, classic, cm, current_with, epochs, member_meta};
 use crate::kafka_groupaudit_cases::{
     Coord, commit, group_epoch, partition_metadata, target, target_epoch, tp,
 };
@@ -98,4 +98,83 @@ fn a_classic_protocol_member_joins_a_consumer_group() {
     c.batch(GROUP, vec![(t, k, Some((version, v)))]);
     let l = c.load();
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
+}
+
+/// Topic `zar`'s id.
+const ZAR: &str = "AAAAAAAAAAAAAAAAAAAAAw";
+
+/// `GroupMetadataManagerTest.testReconciliationInJoiningConsumerGroupWithEagerProtocol`: a
+/// consumer group at epoch 10, classic-protocol member-1 holding foo-0 and bar-0,
+/// consumer-protocol member-2 holding foo-1. Member-1 rejoins with a new subscription and,
+/// eager, owning nothing: epoch 11, the new target (member-1 foo-0, foo-1, zar-0; member-2
+/// bar-0), member-1 at epoch 11 holding foo-0 and zar-0, waiting for foo-1
+/// (UNRELEASED_PARTITIONS). Member-2 heartbeats having revoked foo-1 (epoch 11, bar-0);
+/// member-1 rejoins and takes foo-1 (Stable). The load gives member-1 on foo-0, foo-1,
+/// zar-0 and member-2 on bar-0; no finding.
+/// Near miss: member-1's Stable record before member-2's revocation: it claims foo-1, which
+/// member-2 still holds at epoch 10, from epoch 11 — Kafka 4.x before KAFKA-19862 throws
+/// (`ConsumerGroup.updateMember` → `addPartitionEpochs`), the releases with it let the
+/// newer epoch take the partition: the load failure is reported for the releases before.
+#[test]
+fn an_eager_classic_member_reconciles_in_a_consumer_group() {
+    let build = |in_order: bool| {
+        let mut c = Coord::new();
+        c.batch(
+            GROUP,
+            vec![
+                member_meta(GROUP, "member-1", None, &["foo", "bar"], true),
+                member_meta(GROUP, "member-2", None, &["foo", "bar"], false),
+                partition_metadata(GROUP),
+                group_epoch(GROUP, 10),
+                target(GROUP, "member-1", &[(FOO.1, &[0]), (BAR.1, &[0])]),
+                target(GROUP, "member-2", &[(FOO.1, &[1])]),
+                target_epoch(GROUP, 10),
+                current_with(GROUP, "member-1", (10, 10, 0), &[(FOO.1, &[0]), (BAR.1, &[0])], &[]),
+                current_with(GROUP, "member-2", (10, 10, 0), &[(FOO.1, &[1])], &[]),
+            ],
+        );
+        c.batch(
+            GROUP,
+            vec![
+                member_meta(GROUP, "member-1", None, &["foo", "zar"], true),
+                partition_metadata(GROUP),
+                group_epoch(GROUP, 11),
+                target(GROUP, "member-1", &[(FOO.1, &[0, 1]), (ZAR, &[0])]),
+                target(GROUP, "member-2", &[(BAR.1, &[0])]),
+                target_epoch(GROUP, 11),
+                current_with(GROUP, "member-1", (11, 10, 2), &[(FOO.1, &[0]), (ZAR, &[0])], &[]),
+            ],
+        );
+        let revoked = vec![current_with(GROUP, "member-2", (11, 10, 0), &[(BAR.1, &[0])], &[])];
+        let stable = vec![current_with(
+            GROUP,
+            "member-1",
+            (11, 11, 0),
+            &[(FOO.1, &[0, 1]), (ZAR, &[0])],
+            &[],
+        )];
+        if in_order {
+            c.batch(GROUP, revoked).batch(GROUP, stable);
+        } else {
+            c.batch(GROUP, stable).batch(GROUP, revoked);
+        }
+        c.load()
+    };
+    let l = build(true);
+    l.assert_no_alarm();
+    l.assert_no_group_finding();
+    let g = l.group(GROUP);
+    assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 11));
+    assert_eq!(g.members["member-1"].assigned.len(), 3);
+    assert_eq!(g.members["member-2"].assigned, vec![format!("{}:0", BAR.1)]);
+
+    let l = build(false);
+    l.assert_reported(Kind::GroupLoadFailure, GROUP);
+    let f = (l.verdict.scan.findings.iter())
+        .find(|f| f.kind == Kind::GroupLoadFailure)
+        .unwrap();
+    assert_eq!(
+        f.evidence["load_fails_in"], "kafka_4_before_kafka_19862",
+        "{f:#?}"
+    );
 }

@@ -88,7 +88,9 @@ fn classic_protocol_members_leave_a_consumer_group_that_stays() {
     l.assert_reported(Kind::GroupTombstonesIncomplete, GROUP);
 }
 
-/// `GroupMetadataManagerTest.testConsumerGroupHeartbeatFromExistingClassicStaticMember`:
+/// `GroupMetadataManagerTest.testConsumerGroupHeartbeatFromExistingClassicStaticMember`
+/// (and `testJoiningConsumerGroupReplacingExistingStaticMember`, where the new id joins with
+/// the classic protocol again: its last subscription keeps the `ClassicMemberMetadata`):
 /// static member-1 of a consumer group uses the classic protocol; it comes back with the
 /// consumer protocol under a new member id. `replaceMember` tombstones the old id and
 /// writes the new one (its subscription still with the `ClassicMemberMetadata`, the old
@@ -106,7 +108,7 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
         ("member-2", false, (BAR.1, &[0])),
     ];
     let foo0: &[(&str, &[i32])] = &[(FOO.1, &[0])];
-    let build = |tombstones_first: bool| {
+    let build = |tombstones_first: bool, final_classic: bool| {
         let mut c = group_at_10(members);
         let new: Vec<Spec> = vec![
             member_meta(GROUP, "new-member-1", Some("instance-member-1"), &["foo", "bar"], true),
@@ -122,21 +124,23 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
             recs.extend(member_tombstones(GROUP, "member-1"));
         }
         recs.extend([
-            member_meta(GROUP, "new-member-1", Some("instance-member-1"), &["foo", "bar"], false),
+            member_meta(GROUP, "new-member-1", Some("instance-member-1"), &["foo", "bar"], final_classic),
             current_with(GROUP, "new-member-1", (10, 0, 0), foo0, &[]),
         ]);
         c.batch(GROUP, recs);
         c.load()
     };
-    let l = build(true);
-    l.assert_no_alarm();
-    l.assert_no_group_finding();
-    let g = l.group(GROUP);
-    assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
-    let want = vec![("member-2".to_string(), 10), ("new-member-1".to_string(), 10)];
-    assert_eq!(epochs(g), want);
-    assert_eq!(g.members["new-member-1"].assigned, vec![format!("{}:0", FOO.1)]);
+    for final_classic in [false, true] {
+        let l = build(true, final_classic);
+        l.assert_no_alarm();
+        l.assert_no_group_finding();
+        let g = l.group(GROUP);
+        assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
+        let want = vec![("member-2".to_string(), 10), ("new-member-1".to_string(), 10)];
+        assert_eq!(epochs(g), want);
+        assert_eq!(g.members["new-member-1"].assigned, vec![format!("{}:0", FOO.1)]);
+    }
 
-    let l = build(false);
+    let l = build(false, false);
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
 }
