@@ -184,3 +184,54 @@ fn downgrade_when_the_last_consumer_protocol_static_member_is_replaced() {
     let l = build(false);
     l.assert_reported(Kind::GroupTombstonesIncomplete, GROUP);
 }
+
+/// `GroupMetadataManagerTest.testLastConsumerProtocolMemberLeavingConsumerGroupByAdminApi`
+/// (a later trunk): four members — member-1 and static member-2 use the classic protocol,
+/// member-3 and static member-4 the consumer protocol —; the admin removes members 2, 3 and
+/// 4 at once (`RemoveMembersFromConsumerGroup`, member-4 by instance id), which downgrades
+/// the group: the tombstones name all four members (the removed ones too), then the classic
+/// group with member-1. The load gives it; no finding.
+/// Near miss: tombstones for the three removed members only: member-1's records stay and the
+/// target assignment metadata tombstone meets its target assignment: the load fails.
+#[test]
+fn downgrade_when_the_admin_removes_the_consumer_protocol_members() {
+    let build = |all: bool| {
+        let mut c = Coord::new();
+        let ms: [(&str, Option<&str>, bool, &[i32]); 4] = [
+            ("member-1", None, true, &[0]),
+            ("member-2", Some("instance-2"), true, &[1]),
+            ("member-3", None, false, &[2]),
+            ("member-4", Some("instance-4"), false, &[3]),
+        ];
+        let mut recs = Vec::new();
+        for (m, instance, classic, _) in ms {
+            recs.push(member_meta(GROUP, m, instance, &["foo"], classic));
+        }
+        recs.push(group_epoch(GROUP, 10));
+        for (m, _, _, p) in ms {
+            recs.push(target(GROUP, m, &[(FOO.1, p)]));
+        }
+        recs.push(target_epoch(GROUP, 10));
+        for (m, _, _, p) in ms {
+            recs.push(current_with(GROUP, m, (10, 9, 0), &[(FOO.1, p)], &[]));
+        }
+        c.batch(GROUP, recs);
+        let named: &[&str] = if all {
+            &["member-1", "member-2", "member-3", "member-4"]
+        } else {
+            &["member-2", "member-3", "member-4"]
+        };
+        let mut down = consumer_tombstones(GROUP, named);
+        down.push(downgraded(10, &[cm("member-1", &["foo"], ("foo", &[0]))]));
+        c.batch(GROUP, down);
+        c.load()
+    };
+    let l = build(true);
+    l.assert_no_alarm();
+    l.assert_no_group_finding();
+    let g = l.group(GROUP);
+    assert_eq!((g.group_type, g.epoch), (GroupType::Classic, 10));
+    assert_eq!(epochs(g), vec![("member-1".to_string(), 10)]);
+
+    build(false).assert_reported(Kind::GroupTombstonesIncomplete, GROUP);
+}

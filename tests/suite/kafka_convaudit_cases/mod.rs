@@ -38,6 +38,7 @@ mod empty;
 mod joining;
 mod members;
 mod old_coordinator;
+mod streams;
 mod upgrade;
 
 use crate::kafka_groupaudit_cases::{BAR_ID, FOO_ID, T, gm, parts};

@@ -221,3 +221,45 @@ fn upgrade_by_a_static_member_rejoining_under_a_new_id() {
     let l = replacement(false);
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
 }
+
+/// `GroupMetadataManagerTest.testConsumerGroupHeartbeatToClassicGroupWithEmptyAssignmentMember`
+/// (a later trunk): member 1 joined the classic group and the rebalance completed at
+/// generation 1, but it never synced, so the group record holds its assignment as no
+/// bytes; member 2 (consumer protocol) then converts the group: member 1 with an empty
+/// target and current assignment at epoch 1, member 2 at epoch 2. The load reads the empty
+/// assignment as none and gives the consumer group at epoch 2; no finding.
+/// Near miss: without the classic group's tombstone the first consumer record meets the
+/// classic group (it has a member: not simple) and the load fails.
+#[test]
+fn upgrade_of_a_classic_group_whose_member_never_synced() {
+    let build = |with_tombstone: bool| {
+        let (t, k, v) = classic(GROUP, 1, &[cm("member-1", &["foo"], ("foo", &[]))]);
+        let (version, mut v) = v.unwrap();
+        v["members"][0]["assignment"] = serde_json::json!("");
+        let mut c = Coord::new();
+        c.batch(GROUP, vec![(t, k, Some((version, v)))]);
+        let mut recs = conversion(GROUP, 1, &[cm("member-1", &["foo"], ("foo", &[]))]);
+        if !with_tombstone {
+            recs.remove(0);
+        }
+        recs.extend([
+            member_meta(GROUP, "member-2", None, &["foo"], false),
+            group_epoch(GROUP, 2),
+            target(GROUP, "member-2", &[]),
+            target_epoch(GROUP, 2),
+            current_with(GROUP, "member-2", (2, 0, 0), &[], &[]),
+        ]);
+        c.batch(GROUP, recs);
+        c.load()
+    };
+    let l = build(true);
+    l.assert_no_alarm();
+    l.assert_no_group_finding();
+    let g = l.group(GROUP);
+    assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 2));
+    let want = vec![("member-1".to_string(), 1), ("member-2".to_string(), 2)];
+    assert_eq!(epochs(g), want);
+    assert!(g.members["member-1"].assigned.is_empty());
+
+    build(false).assert_reported(Kind::GroupLoadFailure, GROUP);
+}
