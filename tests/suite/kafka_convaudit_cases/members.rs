@@ -144,3 +144,80 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
     let l = build(false, false);
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
 }
+
+/// `member_meta` subscribing by `regex` (no topic names) instead.
+fn regex_member_meta(m: &str, instance: Option<&str>, regex: &str, classic: bool) -> Spec {
+    let (t, k, v) = member_meta(GROUP, m, instance, &[], classic);
+    let (version, mut v) = v.unwrap();
+    v["subscribedTopicRegex"] = serde_json::json!(regex);
+    (t, k, Some((version, v)))
+}
+
+/// `GroupMetadataManagerTest.testConsumerMemberWithRegexReplacedByClassicMemberWithChangedSubscription`
+/// (and `…WithSameSubscription`; a later trunk): static member-1 subscribes with the regular
+/// expression `foo*` (resolved to foo: a type 16 record), member-2 to foo by name. A
+/// classic-protocol member with member-1's instance id replaces it (the old id's
+/// tombstones, the new id copied with the regex at epoch 0) and subscribes to bar by name:
+/// its subscription rewritten without the regex, the regex's tombstone
+/// (`newConsumerGroupRegularExpressionTombstone`, no member subscribes to it any more), the
+/// group at epoch 11 with the new target, the new id's current assignment. The load gives
+/// the consumer group at epoch 11 with no resolved regular expression; no finding.
+/// Near miss: without the regex's tombstone the load keeps `foo*` resolved in the group
+/// though no member subscribes to it (`replay(ConsumerGroupRegularExpressionKey, …)`
+/// refuses nothing), which klogscan shows and does not report.
+#[test]
+fn a_regex_member_replaced_by_a_classic_member_drops_the_regex() {
+    let build = |regex_tombstone: bool| {
+        let foo012: &[(&str, &[i32])] = &[(FOO.1, &[0, 1, 2])];
+        let foo345: &[(&str, &[i32])] = &[(FOO.1, &[3, 4, 5])];
+        let mut c = Coord::new();
+        c.batch(
+            GROUP,
+            vec![
+                regex_member_meta("member-1", Some("instance-id"), "foo*", false),
+                member_meta(GROUP, "member-2", None, &["foo"], false),
+                (16, serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}),
+                 Some((0, serde_json::json!({"topics": ["foo"], "version": 0, "timestamp": 0})))),
+                group_epoch(GROUP, 10),
+                target(GROUP, "member-1", foo012),
+                target(GROUP, "member-2", foo345),
+                target_epoch(GROUP, 10),
+                current_with(GROUP, "member-1", (10, 10, 0), foo012, &[]),
+                current_with(GROUP, "member-2", (10, 10, 0), foo345, &[]),
+            ],
+        );
+        let mut recs = member_tombstones(GROUP, "member-1");
+        recs.extend([
+            regex_member_meta("new-member-1", Some("instance-id"), "foo*", true),
+            target(GROUP, "new-member-1", foo012),
+            current_with(GROUP, "new-member-1", (0, 0, 0), foo012, &[]),
+            member_meta(GROUP, "new-member-1", Some("instance-id"), &["bar"], true),
+        ]);
+        if regex_tombstone {
+            recs.push((16, serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}), None));
+        }
+        recs.extend([
+            group_epoch(GROUP, 11),
+            target(GROUP, "new-member-1", &[]),
+            target(GROUP, "member-2", &[]),
+            target_epoch(GROUP, 11),
+            current_with(GROUP, "new-member-1", (11, 0, 0), &[], &[]),
+        ]);
+        c.batch(GROUP, recs);
+        c.load()
+    };
+    let l = build(true);
+    l.assert_no_alarm();
+    l.assert_no_group_finding();
+    let g = l.group(GROUP);
+    assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 11, 11));
+    let want = vec![("member-2".to_string(), 10), ("new-member-1".to_string(), 11)];
+    assert_eq!(epochs(g), want);
+    assert!(g.regular_expressions.is_empty(), "{:?}", g.regular_expressions);
+
+    let l = build(false);
+    l.assert_no_alarm();
+    l.assert_no_group_finding();
+    let g = l.group(GROUP);
+    assert_eq!(g.regular_expressions["foo*"], vec!["foo".to_string()]);
+}
