@@ -21,7 +21,10 @@ fn round_trip(all_tombstones: bool) -> Coord {
     ];
     let mut c = Coord::new();
     c.batch(GROUP, vec![classic(GROUP, 3, &members)]);
-    c.batch(GROUP, vec![commit(GROUP, "foo", 0, 30), commit(GROUP, "bar", 0, 40)]);
+    c.batch(
+        GROUP,
+        vec![commit(GROUP, "foo", 0, 30), commit(GROUP, "bar", 0, 40)],
+    );
     let mut up = conversion(GROUP, 3, &members);
     up.extend([
         super::member_meta(GROUP, "member-3", None, &["foo"], false),
@@ -69,7 +72,11 @@ fn compacted(c: &Coord, drop_tombstones: bool) -> Coord {
 #[test]
 fn a_round_trip_loads_the_same_before_and_after_the_cleaner() {
     let full = round_trip(true);
-    for c in [full.clone(), compacted(&full, false), compacted(&full, true)] {
+    for c in [
+        full.clone(),
+        compacted(&full, false),
+        compacted(&full, true),
+    ] {
         let l = c.load();
         l.assert_no_alarm();
         l.assert_no_group_finding();

@@ -32,7 +32,10 @@ fn consumer_group_at_10(m2: &str, instance: Option<&str>) -> Coord {
             current_with(GROUP, m2, (10, 9, 0), &[(BAR.1, &[0])], &[]),
         ],
     );
-    c.batch(GROUP, vec![commit(GROUP, "foo", 0, 5), commit(GROUP, "bar", 0, 6)]);
+    c.batch(
+        GROUP,
+        vec![commit(GROUP, "foo", 0, 5), commit(GROUP, "bar", 0, 6)],
+    );
     c
 }
 
@@ -74,7 +77,10 @@ fn downgrade_when_the_last_consumer_protocol_member_is_fenced() {
             &["member-1"]
         };
         let mut recs = consumer_tombstones(GROUP, members);
-        recs.push(downgraded(11, &[cm("member-1", &["foo", "bar"], ("foo", &[0]))]));
+        recs.push(downgraded(
+            11,
+            &[cm("member-1", &["foo", "bar"], ("foo", &[0]))],
+        ));
         c.batch(GROUP, recs);
         c.load()
     };
@@ -104,7 +110,10 @@ fn downgrade_when_the_last_consumer_protocol_member_is_fenced() {
 fn downgrade_on_a_session_timeout_and_the_group_that_stays_without_it() {
     let mut c = consumer_group_at_10("member-2", None);
     let mut recs = consumer_tombstones(GROUP, &["member-1", "member-2"]);
-    recs.push(downgraded(10, &[cm("member-1", &["foo", "bar"], ("foo", &[0]))]));
+    recs.push(downgraded(
+        10,
+        &[cm("member-1", &["foo", "bar"], ("foo", &[0]))],
+    ));
     let mut downgrade = c.clone();
     downgrade.batch(GROUP, recs);
     let l = downgrade.load();
@@ -145,10 +154,22 @@ fn downgrade_when_the_last_consumer_protocol_static_member_is_replaced() {
         let bar0: &[(&str, &[i32])] = &[(BAR.1, &[0])];
         let mut recs = member_tombstones(GROUP, "old-member-2");
         recs.extend([
-            member_meta(GROUP, "new-member-2", Some("instance-id"), &["foo", "bar"], false),
+            member_meta(
+                GROUP,
+                "new-member-2",
+                Some("instance-id"),
+                &["foo", "bar"],
+                false,
+            ),
             target(GROUP, "new-member-2", bar0),
             current_with(GROUP, "new-member-2", (0, 0, 0), bar0, &[]),
-            member_meta(GROUP, "new-member-2", Some("instance-id"), &["foo", "bar"], true),
+            member_meta(
+                GROUP,
+                "new-member-2",
+                Some("instance-id"),
+                &["foo", "bar"],
+                true,
+            ),
             current_with(GROUP, "new-member-2", (10, 0, 0), bar0, &[]),
         ]);
         let named = if replaced {

@@ -80,13 +80,16 @@ fn a_classic_protocol_member_joins_a_consumer_group() {
         l.assert_no_alarm();
         l.assert_no_group_finding();
         let g = l.group(GROUP);
-        assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 11, 11));
-        let want = vec![("member-id".to_string(), 10), ("new-member-id".to_string(), 11)];
-        assert_eq!(epochs(g), want);
         assert_eq!(
-            g.members["new-member-id"].instance_id.as_deref(),
-            instance
+            (g.group_type, g.epoch, g.assignment_epoch),
+            (GroupType::Consumer, 11, 11)
         );
+        let want = vec![
+            ("member-id".to_string(), 10),
+            ("new-member-id".to_string(), 11),
+        ];
+        assert_eq!(epochs(g), want);
+        assert_eq!(g.members["new-member-id"].instance_id.as_deref(), instance);
         assert_eq!(l.offsets(GROUP), vec![tp("foo", 1, 17)]);
     }
 
@@ -129,7 +132,13 @@ fn an_eager_classic_member_reconciles_in_a_consumer_group() {
                 target(GROUP, "member-1", &[(FOO.1, &[0]), (BAR.1, &[0])]),
                 target(GROUP, "member-2", &[(FOO.1, &[1])]),
                 target_epoch(GROUP, 10),
-                current_with(GROUP, "member-1", (10, 10, 0), &[(FOO.1, &[0]), (BAR.1, &[0])], &[]),
+                current_with(
+                    GROUP,
+                    "member-1",
+                    (10, 10, 0),
+                    &[(FOO.1, &[0]), (BAR.1, &[0])],
+                    &[],
+                ),
                 current_with(GROUP, "member-2", (10, 10, 0), &[(FOO.1, &[1])], &[]),
             ],
         );
@@ -142,10 +151,22 @@ fn an_eager_classic_member_reconciles_in_a_consumer_group() {
                 target(GROUP, "member-1", &[(FOO.1, &[0, 1]), (ZAR, &[0])]),
                 target(GROUP, "member-2", &[(BAR.1, &[0])]),
                 target_epoch(GROUP, 11),
-                current_with(GROUP, "member-1", (11, 10, 2), &[(FOO.1, &[0]), (ZAR, &[0])], &[]),
+                current_with(
+                    GROUP,
+                    "member-1",
+                    (11, 10, 2),
+                    &[(FOO.1, &[0]), (ZAR, &[0])],
+                    &[],
+                ),
             ],
         );
-        let revoked = vec![current_with(GROUP, "member-2", (11, 10, 0), &[(BAR.1, &[0])], &[])];
+        let revoked = vec![current_with(
+            GROUP,
+            "member-2",
+            (11, 10, 0),
+            &[(BAR.1, &[0])],
+            &[],
+        )];
         let stable = vec![current_with(
             GROUP,
             "member-1",

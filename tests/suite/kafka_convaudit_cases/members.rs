@@ -11,14 +11,24 @@ use klogscan::finding::Kind;
 use klogscan::partition::groups::GroupType;
 use klogscan::testkit::group_scenarios::Spec;
 
+/// A member of [`group_at_10`]: its id, whether it uses the classic protocol, and the
+/// partitions of one topic (id) it holds.
+type Seed<'a> = (&'a str, bool, (&'a str, &'a [i32]));
+
 /// A consumer group at epoch 10 (assignment epoch 10, all reconciled at 10): `classic`
 /// members using the classic protocol (static `instance-<id>`), then `consumer` members
 /// using the consumer protocol, each holding the partitions given; an offset.
-fn group_at_10(members: &[(&str, bool, (&str, &[i32]))]) -> Coord {
+fn group_at_10(members: &[Seed<'_>]) -> Coord {
     let mut recs: Vec<Spec> = Vec::new();
     for (m, classic, _) in members {
         let instance = format!("instance-{m}");
-        recs.push(member_meta(GROUP, m, Some(&instance), &["foo", "bar"], *classic));
+        recs.push(member_meta(
+            GROUP,
+            m,
+            Some(&instance),
+            &["foo", "bar"],
+            *classic,
+        ));
     }
     recs.push(partition_metadata(GROUP));
     recs.push(group_epoch(GROUP, 10));
@@ -46,7 +56,7 @@ fn group_at_10(members: &[(&str, bool, (&str, &[i32]))]) -> Coord {
 /// leave epoch -1 yet): the load fails.
 #[test]
 fn classic_protocol_members_leave_a_consumer_group_that_stays() {
-    let members: &[(&str, bool, (&str, &[i32]))] = &[
+    let members: &[Seed<'_>] = &[
         ("member-1", true, (FOO.1, &[0])),
         ("member-2", true, (FOO.1, &[1])),
         ("member-3", false, (BAR.1, &[0])),
@@ -74,7 +84,10 @@ fn classic_protocol_members_leave_a_consumer_group_that_stays() {
         l.assert_no_alarm();
         l.assert_no_group_finding();
         let g = l.group(GROUP);
-        assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 11, 10));
+        assert_eq!(
+            (g.group_type, g.epoch, g.assignment_epoch),
+            (GroupType::Consumer, 11, 10)
+        );
         let stay: Vec<&str> = g.members.keys().map(String::as_str).collect();
         let want: Vec<&str> = ["member-1", "member-2", "member-3"]
             .into_iter()
@@ -103,7 +116,7 @@ fn classic_protocol_members_leave_a_consumer_group_that_stays() {
 /// in every release): the load fails.
 #[test]
 fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_protocol() {
-    let members: &[(&str, bool, (&str, &[i32]))] = &[
+    let members: &[Seed<'_>] = &[
         ("member-1", true, (FOO.1, &[0])),
         ("member-2", false, (BAR.1, &[0])),
     ];
@@ -111,7 +124,13 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
     let build = |tombstones_first: bool, final_classic: bool| {
         let mut c = group_at_10(members);
         let new: Vec<Spec> = vec![
-            member_meta(GROUP, "new-member-1", Some("instance-member-1"), &["foo", "bar"], true),
+            member_meta(
+                GROUP,
+                "new-member-1",
+                Some("instance-member-1"),
+                &["foo", "bar"],
+                true,
+            ),
             target(GROUP, "new-member-1", foo0),
             current_with(GROUP, "new-member-1", (0, 0, 0), foo0, &[]),
         ];
@@ -124,7 +143,13 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
             recs.extend(member_tombstones(GROUP, "member-1"));
         }
         recs.extend([
-            member_meta(GROUP, "new-member-1", Some("instance-member-1"), &["foo", "bar"], final_classic),
+            member_meta(
+                GROUP,
+                "new-member-1",
+                Some("instance-member-1"),
+                &["foo", "bar"],
+                final_classic,
+            ),
             current_with(GROUP, "new-member-1", (10, 0, 0), foo0, &[]),
         ]);
         c.batch(GROUP, recs);
@@ -136,9 +161,15 @@ fn a_classic_static_member_of_a_consumer_group_comes_back_with_the_consumer_prot
         l.assert_no_group_finding();
         let g = l.group(GROUP);
         assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
-        let want = vec![("member-2".to_string(), 10), ("new-member-1".to_string(), 10)];
+        let want = vec![
+            ("member-2".to_string(), 10),
+            ("new-member-1".to_string(), 10),
+        ];
         assert_eq!(epochs(g), want);
-        assert_eq!(g.members["new-member-1"].assigned, vec![format!("{}:0", FOO.1)]);
+        assert_eq!(
+            g.members["new-member-1"].assigned,
+            vec![format!("{}:0", FOO.1)]
+        );
     }
 
     let l = build(false, false);
@@ -176,8 +207,14 @@ fn a_regex_member_replaced_by_a_classic_member_drops_the_regex() {
             vec![
                 regex_member_meta("member-1", Some("instance-id"), "foo*", false),
                 member_meta(GROUP, "member-2", None, &["foo"], false),
-                (16, serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}),
-                 Some((0, serde_json::json!({"topics": ["foo"], "version": 0, "timestamp": 0})))),
+                (
+                    16,
+                    serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}),
+                    Some((
+                        0,
+                        serde_json::json!({"topics": ["foo"], "version": 0, "timestamp": 0}),
+                    )),
+                ),
                 group_epoch(GROUP, 10),
                 target(GROUP, "member-1", foo012),
                 target(GROUP, "member-2", foo345),
@@ -194,7 +231,11 @@ fn a_regex_member_replaced_by_a_classic_member_drops_the_regex() {
             member_meta(GROUP, "new-member-1", Some("instance-id"), &["bar"], true),
         ]);
         if regex_tombstone {
-            recs.push((16, serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}), None));
+            recs.push((
+                16,
+                serde_json::json!({"groupId": GROUP, "regularExpression": "foo*"}),
+                None,
+            ));
         }
         recs.extend([
             group_epoch(GROUP, 11),
@@ -210,10 +251,20 @@ fn a_regex_member_replaced_by_a_classic_member_drops_the_regex() {
     l.assert_no_alarm();
     l.assert_no_group_finding();
     let g = l.group(GROUP);
-    assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 11, 11));
-    let want = vec![("member-2".to_string(), 10), ("new-member-1".to_string(), 11)];
+    assert_eq!(
+        (g.group_type, g.epoch, g.assignment_epoch),
+        (GroupType::Consumer, 11, 11)
+    );
+    let want = vec![
+        ("member-2".to_string(), 10),
+        ("new-member-1".to_string(), 11),
+    ];
     assert_eq!(epochs(g), want);
-    assert!(g.regular_expressions.is_empty(), "{:?}", g.regular_expressions);
+    assert!(
+        g.regular_expressions.is_empty(),
+        "{:?}",
+        g.regular_expressions
+    );
 
     let l = build(false);
     l.assert_no_alarm();

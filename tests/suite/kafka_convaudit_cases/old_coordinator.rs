@@ -34,8 +34,16 @@ fn the_later_of_a_transactional_and_a_regular_commit_wins_and_an_abort_leaves_th
         l.assert_no_group_finding();
         l.offsets(GROUP)
     };
-    assert_eq!(run(true, true), vec![tp("foo", 0, 50)], "consumer beats txn");
-    assert_eq!(run(false, true), vec![tp("foo", 0, 100)], "txn beats consumer");
+    assert_eq!(
+        run(true, true),
+        vec![tp("foo", 0, 50)],
+        "consumer beats txn"
+    );
+    assert_eq!(
+        run(false, true),
+        vec![tp("foo", 0, 100)],
+        "txn beats consumer"
+    );
     assert_eq!(run(true, false), vec![tp("foo", 0, 50)], "txn aborted");
     assert_eq!(run(false, false), vec![tp("foo", 0, 50)], "txn aborted");
 }

@@ -37,7 +37,10 @@ fn streams_meta(epoch: i32, stored: i32) -> Spec {
 fn an_empty_streams_group_is_deleted_for_a_new_classic_group() {
     let build = |stored: i32, target_tombstone: bool| {
         let mut c = Coord::new();
-        let mut first = vec![streams_meta(10, -1), (20, g(GROUP), Some((0, json!({"assignmentEpoch": 0}))))];
+        let mut first = vec![
+            streams_meta(10, -1),
+            (20, g(GROUP), Some((0, json!({"assignmentEpoch": 0})))),
+        ];
         if stored != -1 {
             first.push(streams_meta(10, stored));
         }
@@ -49,7 +52,14 @@ fn an_empty_streams_group_is_deleted_for_a_new_classic_group() {
         }
         recs.extend([tombstone(17, g(GROUP)), tombstone(23, g(GROUP))]);
         c.batch(GROUP, recs);
-        c.batch(GROUP, vec![classic(GROUP, 1, &[cm("member-id", &["input"], ("input", &[0]))])]);
+        c.batch(
+            GROUP,
+            vec![classic(
+                GROUP,
+                1,
+                &[cm("member-id", &["input"], ("input", &[0]))],
+            )],
+        );
         c.load()
     };
     for stored in [-1, -2] {
@@ -102,7 +112,10 @@ fn an_empty_classic_group_is_deleted_for_a_new_streams_group() {
         l.assert_no_alarm();
         l.assert_no_group_finding();
         let s = l.group(GROUP);
-        assert_eq!((s.group_type, s.epoch, s.assignment_epoch), (GroupType::Streams, 2, 2));
+        assert_eq!(
+            (s.group_type, s.epoch, s.assignment_epoch),
+            (GroupType::Streams, 2, 2)
+        );
         assert_eq!(s.members.keys().collect::<Vec<_>>(), vec!["member-id"]);
     }
 
@@ -111,11 +124,17 @@ fn an_empty_classic_group_is_deleted_for_a_new_streams_group() {
     let f = (l.verdict.scan.findings.iter())
         .find(|f| f.kind == Kind::GroupLoadFailure)
         .unwrap();
-    assert_eq!(f.evidence["load_fails_in"], "kafka_4_before_kafka_20254", "{f:#?}");
+    assert_eq!(
+        f.evidence["load_fails_in"], "kafka_4_before_kafka_20254",
+        "{f:#?}"
+    );
     let l = build("consumer", false);
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
     let f = (l.verdict.scan.findings.iter())
         .find(|f| f.kind == Kind::GroupLoadFailure)
         .unwrap();
-    assert_ne!(f.evidence["load_fails_in"], "kafka_4_before_kafka_20254", "{f:#?}");
+    assert_ne!(
+        f.evidence["load_fails_in"], "kafka_4_before_kafka_20254",
+        "{f:#?}"
+    );
 }

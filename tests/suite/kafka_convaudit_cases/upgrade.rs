@@ -33,7 +33,13 @@ pub(super) fn conversion(group: &str, generation: i32, members: &[ClassicMember<
     v.push(target_epoch(group, generation));
     for m in members {
         let held = [(id_of(m.assigned.0), m.assigned.1)];
-        v.push(current_with(group, m.id, (generation, generation, 0), &held, &[]));
+        v.push(current_with(
+            group,
+            m.id,
+            (generation, generation, 0),
+            &held,
+            &[],
+        ));
     }
     v
 }
@@ -150,7 +156,10 @@ fn upgrade_of_a_classic_group_completing_its_rebalance() {
     l.assert_no_alarm();
     l.assert_no_group_finding();
     let g = l.group(GROUP);
-    assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 2, 2));
+    assert_eq!(
+        (g.group_type, g.epoch, g.assignment_epoch),
+        (GroupType::Consumer, 2, 2)
+    );
     assert_eq!(g.members["member-id-1"].member_epoch, 1);
     assert_eq!(l.offsets(GROUP).len(), 3);
 
@@ -158,7 +167,13 @@ fn upgrade_of_a_classic_group_completing_its_rebalance() {
     late.batch(GROUP, vec![classic(GROUP, 2, &two_members())]);
     late.batch(
         GROUP,
-        vec![current_with(GROUP, "member-id-3", (2, 2, 0), &[(FOO.1, &[1])], &[])],
+        vec![current_with(
+            GROUP,
+            "member-id-3",
+            (2, 2, 0),
+            &[(FOO.1, &[1])],
+            &[],
+        )],
     );
     let l = late.load();
     l.assert_reported(Kind::GroupLoadFailure, GROUP);
@@ -188,7 +203,10 @@ fn upgrade_by_a_static_member_rejoining_under_a_new_id() {
     let foo0: &[(&str, &[i32])] = &[(FOO.1, &[0])];
     let replacement = |tombstones: bool| {
         let mut c = Coord::new();
-        c.batch(GROUP, vec![classic(GROUP, 0, &old), commit(GROUP, "foo", 0, 7)]);
+        c.batch(
+            GROUP,
+            vec![classic(GROUP, 0, &old), commit(GROUP, "foo", 0, 7)],
+        );
         let mut recs = conversion(GROUP, 0, &old);
         if tombstones {
             recs.extend(member_tombstones(GROUP, "member-id"));
