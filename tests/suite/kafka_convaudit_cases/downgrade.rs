@@ -41,7 +41,8 @@ fn consumer_group_at_10(m2: &str, instance: Option<&str>) -> Coord {
 
 /// The classic group `ClassicGroup.fromConsumerGroup` builds for the members left,
 /// written by `createClassicGroupRecords`: generation = the consumer group's epoch,
-/// protocol `range`, each member's assignment = its target assignment.
+/// protocol `range`, the first member added as leader (`ClassicGroup.add`), each member's
+/// assignment = its target assignment.
 fn downgraded(generation: i32, members: &[ClassicMember<'_>]) -> super::Spec {
     classic(GROUP, generation, members)
 }
