@@ -48,7 +48,7 @@ pub(crate) const T: i64 = DEFAULT_START_MS;
 const NOW: i64 = T + 86_400_000;
 /// Topic ids (Kafka's URL-safe base64) of the topics the consumer groups are assigned.
 pub(crate) const FOO_ID: &str = "AAAAAAAAAAAAAAAAAAAAAQ";
-const BAR_ID: &str = "AAAAAAAAAAAAAAAAAAAAAg";
+pub(crate) const BAR_ID: &str = "AAAAAAAAAAAAAAAAAAAAAg";
 
 // ---------------------------------------------------------------------------------------
 // Records.
@@ -178,7 +178,7 @@ pub(crate) fn group_epoch(group: &str, epoch: i32) -> Spec {
 }
 
 /// Consumer group partition metadata (type 4): topic `bar` with 10 partitions.
-fn partition_metadata(group: &str) -> Spec {
+pub(crate) fn partition_metadata(group: &str) -> Spec {
     (
         4,
         g(group),
@@ -281,7 +281,7 @@ impl Coord {
     }
 
     /// Write broker 1's log dir and read it back.
-    fn load(&self) -> Loaded {
+    pub(crate) fn load(&self) -> Loaded {
         self.load_with(None)
     }
 
@@ -338,30 +338,30 @@ fn partition(log: &GroupLog, n: i32) -> PartitionBuilder {
 type Pending = (i64, String, String, i32, i64);
 
 /// What klogscan makes of one written broker.
-struct Loaded {
+pub(crate) struct Loaded {
     _brokers: Brokers,
-    verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Every group, deleted ones included.
-    groups: Vec<Group>,
+    pub(crate) groups: Vec<Group>,
     pending: Vec<Pending>,
 }
 
 impl Loaded {
     /// The live group `id`, if any.
-    fn live(&self, id: &str) -> Option<&Group> {
+    pub(crate) fn live(&self, id: &str) -> Option<&Group> {
         self.groups
             .iter()
             .find(|g| g.group_id == id && g.state == GroupState::Live)
     }
 
     /// The live group `id`, which must exist.
-    fn group(&self, id: &str) -> &Group {
+    pub(crate) fn group(&self, id: &str) -> &Group {
         self.live(id)
             .unwrap_or_else(|| panic!("no live group {id}: {:#?}", self.groups))
     }
 
     /// The deleted group `id`, if any.
-    fn deleted(&self, id: &str) -> Option<&Group> {
+    pub(crate) fn deleted(&self, id: &str) -> Option<&Group> {
         self.groups
             .iter()
             .find(|g| g.group_id == id && g.state == GroupState::Deleted)
@@ -373,12 +373,12 @@ impl Loaded {
     }
 
     /// `(topic, partition, offset)` the live group `id` holds.
-    fn offsets(&self, id: &str) -> Vec<(String, i32, i64)> {
+    pub(crate) fn offsets(&self, id: &str) -> Vec<(String, i32, i64)> {
         offsets_of(self.group(id))
     }
 
     /// The findings of `scan`, `verify` and `merge`, by name.
-    fn reports(&self) -> [(&'static str, Vec<&Finding>); 3] {
+    pub(crate) fn reports(&self) -> [(&'static str, Vec<&Finding>); 3] {
         [
             ("scan", self.verdict.scan.findings.iter().collect()),
             ("verify", self.verdict.verify.findings().collect()),
@@ -387,13 +387,13 @@ impl Loaded {
     }
 
     /// Nothing at warning or above from `scan`, `verify` or `merge`.
-    fn assert_no_alarm(&self) {
+    pub(crate) fn assert_no_alarm(&self) {
         self.verdict.assert_no_alarm();
     }
 
     /// The `__consumer_offsets` rules' findings of `kind` (in `scan` and in `merge`,
     /// which read the partitions alike) name `group`.
-    fn assert_reported(&self, kind: Kind, group: &str) {
+    pub(crate) fn assert_reported(&self, kind: Kind, group: &str) {
         for (name, fs) in self.reports() {
             if name == "verify" {
                 continue;
@@ -412,7 +412,7 @@ impl Loaded {
     }
 
     /// None of the group rules' findings in any report.
-    fn assert_no_group_finding(&self) {
+    pub(crate) fn assert_no_group_finding(&self) {
         for (name, fs) in self.reports() {
             let f: Vec<&Finding> = fs
                 .into_iter()
@@ -442,7 +442,7 @@ fn offsets_of(g: &Group) -> Vec<(String, i32, i64)> {
     v
 }
 
-fn tp(topic: &str, partition: i32, offset: i64) -> (String, i32, i64) {
+pub(crate) fn tp(topic: &str, partition: i32, offset: i64) -> (String, i32, i64) {
     (topic.to_string(), partition, offset)
 }
 

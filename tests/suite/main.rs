@@ -79,6 +79,7 @@ mod kafka_cleanermgr_cases;
 mod kafka_client_error_cases;
 mod kafka_codec_framing_cases;
 mod kafka_consumer_validation_cases;
+mod kafka_convaudit_cases;
 mod kafka_coordinator_cases;
 mod kafka_dump_cases;
 mod kafka_dump_tool_cases;
