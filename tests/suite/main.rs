@@ -112,6 +112,7 @@ mod kafka_meta_properties_cases;
 mod kafka_new_group_records_cases;
 mod kafka_offset_expiry_cases;
 mod kafka_pidaudit_cases;
+mod kafka_qcaudit_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_psmaudit_cases;
