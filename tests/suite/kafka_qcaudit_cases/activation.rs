@@ -133,7 +133,11 @@ fn the_bootstrap_config_is_the_one_applied() {
         assert_eq!(h.metadata_version(), retried.then_some(level));
         let e = unclean_of(&v);
         let want = retried.then_some("true (cluster default)");
-        assert_eq!(e["unclean_leader_election_enable"].as_str(), want, "{level}");
+        assert_eq!(
+            e["unclean_leader_election_enable"].as_str(),
+            want,
+            "{level}"
+        );
         let txn = of_kind(&v, Kind::MetadataTransactionIncomplete);
         assert!(txn.iter().all(|r| r.is_empty()), "{}", all_lines(&v));
     }
@@ -148,7 +152,10 @@ fn the_bootstrap_config_is_the_one_applied() {
     let txn = of_kind(&v, Kind::MetadataTransactionIncomplete);
     for r in &txn {
         assert_eq!(r.len(), 1, "{}", all_lines(&v));
-        assert_eq!((r[0].severity, r[0].offset), (Severity::Warning, Some(again)));
+        assert_eq!(
+            (r[0].severity, r[0].offset),
+            (Severity::Warning, Some(again))
+        );
     }
 }
 
@@ -192,7 +199,11 @@ fn an_open_transaction_below_3_6_iv1_stops_the_controllers() {
         }
         let Some(want) = want else { continue };
         let f = txn[0][0];
-        assert_eq!((f.severity, f.offset), (want, Some(begin)), "{level} {raise}");
+        assert_eq!(
+            (f.severity, f.offset),
+            (want, Some(begin)),
+            "{level} {raise}"
+        );
         let named = f.evidence.get("metadata_version_level").cloned();
         if want == Severity::Error {
             assert_eq!(named, Some(12.into()));

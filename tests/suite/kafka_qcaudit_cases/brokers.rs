@@ -134,7 +134,10 @@ fn unclean_shutdown(unclean_topic: bool, last: impl FnOnce(&mut MetaLog, &[i64])
     created.push(partition(FOO, 0, &[1, 2, 3], &[1, 2, 3], (1, 0, 0)));
     m.batch(&created);
     let fenced = [
-        (1, change(FOO, 0, |c| (c.leader, c.isr) = (2, Some(vec![2, 3])))),
+        (
+            1,
+            change(FOO, 0, |c| (c.leader, c.isr) = (2, Some(vec![2, 3]))),
+        ),
         (
             2,
             change(FOO, 0, |c| {
@@ -193,11 +196,18 @@ fn the_elr_member_left_by_an_unclean_shutdown_is_elected_cleanly() {
     let t = h.timeline(FOO, 0).unwrap();
     let removed = &t.steps[4].state;
     let sets = (removed.isr.clone(), removed.elr.clone());
-    assert_eq!((sets, removed.last_known_elr.clone()), ((vec![], vec![2]), vec![3]));
+    assert_eq!(
+        (sets, removed.last_known_elr.clone()),
+        ((vec![], vec![2]), vec![3])
+    );
     let s = t.current().unwrap();
     assert_eq!((s.leader, s.leader_epoch, s.isr.clone()), (2, 4, vec![2]));
     assert!(s.elr.is_empty() && s.last_known_elr.is_empty());
-    let want = [(2, 1, Choice::Isr), (3, 2, Choice::Isr), (2, 4, Choice::Elr)];
+    let want = [
+        (2, 1, Choice::Isr),
+        (3, 2, Choice::Isr),
+        (2, 4, Choice::Elr),
+    ];
     assert_eq!(elections(&b), want);
     // near miss
     let m = unclean_shutdown(true, |m, e| {
@@ -214,7 +224,10 @@ fn the_elr_member_left_by_an_unclean_shutdown_is_elected_cleanly() {
     let b = nodes(&m, &[1, 2, 3]);
     let v = b.check();
     let e = unclean_of(&v);
-    assert_eq!((&e["new_leader"], &e["path"]), (&3.into(), &"outside_isr".into()));
+    assert_eq!(
+        (&e["new_leader"], &e["path"]),
+        (&3.into(), &"outside_isr".into())
+    );
     assert_eq!(e["elr_before"], serde_json::json!([2]));
     assert_eq!(e["last_known_elr_before"], serde_json::json!([3]));
     assert_eq!(e["unclean_leader_election_enable"], "true (topic)");
@@ -321,6 +334,9 @@ fn the_preferred_leader_is_elected_back_once_in_the_isr() {
     let b = nodes(&balanced(false), &[1, 2, 3]);
     let v = b.check();
     let e = unclean_of(&v);
-    assert_eq!((&e["new_leader"], &e["new_leader_epoch"]), (&3.into(), &2.into()));
+    assert_eq!(
+        (&e["new_leader"], &e["new_leader_epoch"]),
+        (&3.into(), &2.into())
+    );
     assert_eq!(e["isr_before"], serde_json::json!([1, 2]));
 }

@@ -258,6 +258,9 @@ fn a_result_split_over_batches_applies_what_was_committed() {
             continue;
         }
         let f = refused(&v, "PartitionChangeRecord");
-        assert_eq!((&f.evidence["partition"], &f.evidence["topic_live"]), (&3.into(), &true.into()));
+        assert_eq!(
+            (&f.evidence["partition"], &f.evidence["topic_live"]),
+            (&3.into(), &true.into())
+        );
     }
 }
