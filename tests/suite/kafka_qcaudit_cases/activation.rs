@@ -159,6 +159,21 @@ fn the_bootstrap_config_is_the_one_applied() {
     }
 }
 
+/// What the log holds besides the open transaction of [`an_open_transaction_below_3_6_iv1_stops_the_controllers`].
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    /// Nothing more.
+    Plain,
+    /// The transaction's own record raises the version to 3.6-IV1.
+    Raised,
+    /// The next controller aborted it.
+    Aborted,
+    /// A record that does not decode after the bootstrap (it may raise the version).
+    Gap,
+    /// No `metadata.version` record at all (a bootstrap the history lacks may hold one).
+    NoVersion,
+}
+
 /// `testActivationRecordsPartialTransactionNoSupport`: a log at 3.6-IV0 (no metadata
 /// transactions) ending inside one. A controller activating over it cannot abort it:
 /// `ActivationRecordsGenerator.recordsForNonEmptyLog` throws ("Detected in-progress
@@ -168,26 +183,36 @@ fn the_bootstrap_config_is_the_one_applied() {
 /// (`testActivationRecordsPartialTransaction` at 3.6-IV1): the same log is info, and once the
 /// next controller wrote its `AbortTransactionRecord` nothing is reported. A transaction whose
 /// own records raise the version to 3.6-IV1 is replayed by the controller before it
-/// activates: info too.
+/// activates: info too; so is a log whose version the history cannot be sure of (a record
+/// that does not decode after the version, or no version record at all).
 #[test]
 fn an_open_transaction_below_3_6_iv1_stops_the_controllers() {
-    for (level, raise, aborted, want) in [
-        (12, false, false, Some(Severity::Error)),
-        (13, false, false, Some(Severity::Info)),
-        (12, true, false, Some(Severity::Info)),
-        (13, false, true, None),
+    use Open::*;
+    for (level, open, want) in [
+        (12, Plain, Some(Severity::Error)),
+        (13, Plain, Some(Severity::Info)),
+        (12, Raised, Some(Severity::Info)),
+        (13, Aborted, None),
+        (12, Gap, Some(Severity::Info)),
+        (12, NoVersion, Some(Severity::Info)),
     ] {
         let mut m = MetaLog::new(T0 - 60 * SEC);
-        m.batch(&bootstrap(level, &[]));
+        if open != NoVersion {
+            m.batch(&bootstrap(level, &[]));
+        }
         register_and_unfence(&mut m, &[1, 2]);
+        if open == Gap {
+            // a FeatureLevelRecord frame cut inside its name
+            m.raw(vec![vec![1, 12, 0, 17, b'm']]);
+        }
         let begin = m.batch(&[MetaRecord::BeginTransaction {
             name: Some("create topics".into()),
         }]);
-        if raise {
+        if open == Raised {
             m.batch(&[metadata_version(13)]);
         }
         m.batch(&[MetaRecord::NoOp]);
-        if aborted {
+        if open == Aborted {
             m.elect();
             m.batch(&[abort()]);
         }
@@ -202,7 +227,8 @@ fn an_open_transaction_below_3_6_iv1_stops_the_controllers() {
         assert_eq!(
             (f.severity, f.offset),
             (want, Some(begin)),
-            "{level} {raise}"
+            "{level} {}",
+            open as u8
         );
         let named = f.evidence.get("metadata_version_level").cloned();
         if want == Severity::Error {
