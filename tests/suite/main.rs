@@ -116,6 +116,7 @@ mod kafka_pidaudit_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_psmaudit_cases;
+mod kafka_qcaudit_cases;
 mod kafka_quiet_clients_cases;
 mod kafka_quiet_cluster_cases;
 mod kafka_quiet_connect_cases;

@@ -8,6 +8,7 @@
 use super::ClusterHistory;
 use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::checkpoint::encode_uuid;
+use crate::read::format::metadata::MetaRecord;
 use serde::Serialize;
 
 const TOPIC: &str = "__cluster_metadata";
@@ -101,13 +102,17 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
         if t.abort.is_some() {
             continue;
         }
-        out.push(txn_finding(
+        let f = txn_finding(
             h,
             Some(t.begin),
             None,
             t.records,
             "the metadata log ends inside a metadata transaction (KIP-868): its records are not applied",
-        ));
+        );
+        out.push(match level_without_transactions(h, t.begin) {
+            Some(level) => open_txn_unsupported(f, t.begin, level),
+            None => f,
+        });
     }
     // The first one stops every controller replaying it: the later ones are counted.
     if let Some(&(offset, prev, next)) = h.history.producer_id_regressions.first() {
@@ -185,6 +190,61 @@ fn txn_finding(
     )
     .broker("the metadata loader publishes nothing of an open transaction (MetadataBatchLoader.maybeFlushBatches); a new active controller aborts it")
     .remediation("none: a controller that takes over writes the AbortTransactionRecord")
+}
+
+/// `MetadataVersion.IBP_3_6_IV1`'s level: the first with metadata transactions
+/// (`isMetadataTransactionSupported`).
+const TRANSACTIONS_LEVEL: i16 = 13;
+
+/// The `metadata.version` level a controller holds when it activates over a log that ends
+/// inside the transaction begun at `begin`, when it is below [`TRANSACTIONS_LEVEL`]. The
+/// controller replays each committed record as it comes, an open transaction's too (its
+/// records are reverted only by an `AbortTransactionRecord`: `OffsetControlManager.replay`),
+/// so the level is the last `metadata.version` record of the open transaction, else the one
+/// the history applied before it. `None` when no such record is in the history (a log without
+/// one is treated as 3.0-IV1, but a bootstrap or snapshot the history lacks may hold one),
+/// when a gap the replay could not read lies at or after it (the gap may raise it), or when
+/// the level has transactions.
+fn level_without_transactions(h: &ClusterHistory, begin: i64) -> Option<i16> {
+    let in_txn = (h.log.entries.iter().rev())
+        .filter(|e| e.offset >= begin && !e.from_snapshot)
+        .find_map(|e| match &e.record {
+            MetaRecord::FeatureLevel {
+                name,
+                feature_level,
+            } if name == "metadata.version" => Some((e.offset, *feature_level)),
+            _ => None,
+        });
+    let before = (h.history.metadata_versions.iter())
+        .rev()
+        .find(|(o, _)| *o < begin)
+        .copied();
+    let (at, level) = in_txn.or(before)?;
+    let gap_after = h.log.gaps.iter().any(|g| *g >= at);
+    (level < TRANSACTIONS_LEVEL && !gap_after).then_some(level)
+}
+
+/// `f` (a transaction the log ends inside) when the controllers' `metadata.version` has no
+/// metadata transactions: a new active controller cannot abort it.
+/// `ActivationRecordsGenerator.recordsForNonEmptyLog` throws on an in-progress transaction
+/// below 3.6-IV1 ("… does not support transactions. Cannot continue."; Kafka's
+/// `QuorumControllerTest.testActivationRecordsPartialTransactionNoSupport`), and
+/// `QuorumController`'s `CompleteActivationEvent` hands it to the fatal fault handler: every
+/// controller that wins the election over the committed record exits. No controller below
+/// that version writes a `BeginTransactionRecord` (it wraps a result in a transaction only
+/// when `isMetadataTransactionSupported`).
+fn open_txn_unsupported(f: Finding, begin: i64, level: i16) -> Finding {
+    let mut f = f
+        .severity(Severity::Error)
+        .broker("a controller activating as leader aborts an open metadata transaction only at metadata.version 3.6-IV1 or later: below it ActivationRecordsGenerator throws (\"Detected in-progress transaction … does not support transactions. Cannot continue.\") and QuorumController's fatal fault handler stops the controller, so every controller that wins the election over the committed record exits and the quorum has no active controller; brokers publish nothing of the open transaction (MetadataBatchLoader)")
+        .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: no controller at this metadata.version writes a BeginTransactionRecord, so the log was rewritten or written by another tool; ask the Kafka community before editing anything");
+    f.message = format!(
+        "metadata offset {begin}: the metadata log ends inside a metadata transaction (KIP-868) at metadata.version level {level}, which has no metadata transactions: a controller activating over it cannot abort it and stops"
+    );
+    if let Some(e) = f.evidence.as_object_mut() {
+        e.insert("metadata_version_level".into(), level.into());
+    }
+    f
 }
 
 /// The first `VotersRecord` a node's start refuses: `KRaftControlRecordStateMachine` reads
