@@ -1,0 +1,152 @@
+//! The `remote-log-index-cache` directory (`RemoteIndexCache`) in a tiered broker's log dir.
+
+use super::{all_lines, cache_name, index_cache, partitions, prediction};
+use crate::kafka_quiet_tiered_cases::{check, history};
+use klogscan::testkit::remote_log::TieredLog;
+use std::path::Path;
+
+/// `orders-0` of the quiet tiered history: [0,19], [20,39] and [40,59] copied (remote segments
+/// 1, 2, 3), the local log from 60, the log start 0.
+fn tiered() -> TieredLog {
+    let mut t = history();
+    t.copy(0);
+    t.copy(1);
+    t.copy(2);
+    t.local_from(3);
+    t.log_start(0);
+    t
+}
+
+/// The cache's entries of the three copies: `(start, remote segment)`.
+const ENTRIES: [(i64, u32); 3] = [(0, 1), (20, 2), (40, 3)];
+
+fn log_dir(d: &Path) -> std::path::PathBuf {
+    d.join("broker-0")
+}
+
+/// Move `names` from the cache into `orders-0/`.
+fn move_into_partition(d: &Path, names: &[String]) {
+    let cache = log_dir(d).join("remote-log-index-cache");
+    for n in names {
+        std::fs::rename(cache.join(n), log_dir(d).join("orders-0").join(n)).unwrap();
+    }
+}
+
+/// `RemoteIndexCacheTest.testIndexFileNameAndLocationOnDisk` (an entry's three files are
+/// `<start>_<uuid>.index`, `.timeindex`, `.txnindex` under `remote-log-index-cache`),
+/// `testFetchIndexFromRemoteStorage` (fetched once, then served from those files),
+/// `testFetchIndexForMissingTransactionIndex` (no transaction index object: an empty
+/// `.txnindex` is created), `testReloadCacheAfterClose` (the files stay when the cache closes
+/// and are loaded again by `RemoteIndexCache.init` at the next start), `testCacheEntryExpiry`
+/// (evicted entries are re-fetched: the files of the entries in the cache at the stop).
+///
+/// On disk: broker 0's log dir holds, beside `orders-0` and `__remote_log_metadata-0`, the
+/// cache of the three copies (nine files: the remote objects' offset and time indexes, empty
+/// transaction indexes). `LogManager.loadLogs` skips the directory by name: the four runs find
+/// the same two partitions and say exactly what they say without the cache (quiet); `verify`
+/// predicts no load failure and no leftover. Near miss: the entry of [20,39] in `orders-0/`
+/// itself, where `LogLoader.loadSegmentFiles` reads every `.index` name as an offset
+/// (`LogFileUtils.offsetFromFileName`): `20_<uuid>` is not a number, `NumberFormatException`,
+/// and the broker does not start (`unparseable_file_name`).
+#[test]
+fn an_index_cache_beside_a_tiered_partition_is_not_scanned() {
+    let bare = check(vec![tiered()], |_| {});
+    let c = check(vec![tiered()], |d| {
+        let cache = index_cache(d, &log_dir(d), &ENTRIES);
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 9);
+        let txn = cache.join(cache_name(20, 2, "txnindex"));
+        assert_eq!(std::fs::metadata(txn).unwrap().len(), 0);
+        let idx = cache.join(cache_name(20, 2, "timeindex"));
+        assert_eq!(std::fs::metadata(idx).unwrap().len(), 12);
+    });
+    assert_eq!(
+        partitions(&c),
+        vec![
+            ("__remote_log_metadata".to_string(), 0, Some(0)),
+            ("orders".to_string(), 0, Some(0)),
+        ]
+    );
+    assert_eq!(partitions(&c), partitions(&bare));
+    assert_eq!(all_lines(&c), all_lines(&bare));
+    c.assert_quiet();
+    let p = prediction(&c, 0);
+    assert_eq!((&p.load_failure, &p.leftovers), (&None, &vec![]));
+    assert_eq!(
+        c.verify.broker_startup.len(),
+        0,
+        "{:?}",
+        c.verify.broker_startup
+    );
+
+    // near miss: one entry's files where the log loader reads them
+    let names: Vec<String> = (["index", "timeindex", "txnindex"].iter())
+        .map(|e| cache_name(20, 2, e))
+        .collect();
+    let c = check(vec![tiered()], |d| {
+        index_cache(d, &log_dir(d), &ENTRIES);
+        move_into_partition(d, &names);
+    });
+    let p = prediction(&c, 0);
+    let f = p.load_failure.as_ref().expect("a load failure");
+    assert_eq!(
+        (f.kind.as_str(), f.exception.as_str()),
+        ("unparseable_file_name", "NumberFormatException")
+    );
+    assert!(f.message.contains(&names[0]), "{}", f.message);
+    assert_eq!(p.load_stops_at.as_deref(), Some("segment_files"));
+}
+
+/// `RemoteIndexCacheTest.testCacheEntryIsDeletedOnRemoval`, `testRemoveItem`,
+/// `testRemoveMultipleItems`, `testClearCacheAndIndexFilesWhenResizeCache`,
+/// `testCorrectnessForCacheAndIndexFilesWhenResizeCache`, `testConcurrentCacheDeletedFileExists`
+/// (an evicted entry's files are renamed `<name>.deleted` by `Entry.markForCleanup`, then
+/// removed by the cleaner thread; a stop between the two leaves them),
+/// `testIndexFileAlreadyExistOnDiskButNotInCache` and `testConcurrentRemoveReadForCache` (a
+/// fetch writes `<name>.tmp`, then renames it: a stop between the two leaves it).
+///
+/// On disk: the cache holds the live entry of [0,19], the entry of [20,39] renamed
+/// `.deleted` (three files) and `40_<uuid>.index.tmp`. Nothing of it is a partition's
+/// leftover: the four runs say what they say without the cache, `verify` predicts no
+/// leftover. Near miss: the three `.deleted` files in `orders-0/`, where
+/// `LogLoader.removeTempFilesAndCollectSwapFiles` deletes every file ending `.deleted` before
+/// it reads a name as an offset: three `deleted` leftovers, and no load failure.
+#[test]
+fn the_cache_cleaners_deleted_and_tmp_files_are_not_partition_leftovers() {
+    let deleted: Vec<String> = (["index", "timeindex", "txnindex"].iter())
+        .map(|e| format!("{}.deleted", cache_name(20, 2, e)))
+        .collect();
+    let leave = |d: &Path| {
+        let cache = index_cache(d, &log_dir(d), &ENTRIES);
+        for e in ["index", "timeindex", "txnindex"] {
+            let n = cache_name(20, 2, e);
+            std::fs::rename(cache.join(&n), cache.join(format!("{n}.deleted"))).unwrap();
+        }
+        for e in ["timeindex", "txnindex"] {
+            std::fs::remove_file(cache.join(cache_name(40, 3, e))).unwrap();
+        }
+        let n = cache_name(40, 3, "index");
+        std::fs::rename(cache.join(&n), cache.join(format!("{n}.tmp"))).unwrap();
+    };
+    let bare = check(vec![tiered()], |_| {});
+    let c = check(vec![tiered()], leave);
+    assert_eq!(partitions(&c), partitions(&bare));
+    assert_eq!(all_lines(&c), all_lines(&bare));
+    c.assert_quiet();
+    let p = prediction(&c, 0);
+    assert_eq!((&p.load_failure, &p.leftovers), (&None, &vec![]));
+
+    // near miss: the renamed files in the partition directory
+    let c = check(vec![tiered()], |d| {
+        leave(d);
+        move_into_partition(d, &deleted);
+    });
+    let p = prediction(&c, 0);
+    assert_eq!(p.load_failure, None);
+    let mut got: Vec<(&str, &str)> = (p.leftovers.iter())
+        .map(|l| (l.file.as_str(), l.kind.as_str()))
+        .collect();
+    got.sort();
+    let mut want: Vec<(&str, &str)> = deleted.iter().map(|n| (n.as_str(), "deleted")).collect();
+    want.sort();
+    assert_eq!(got, want);
+}
