@@ -150,3 +150,64 @@ fn the_cache_cleaners_deleted_and_tmp_files_are_not_partition_leftovers() {
     want.sort();
     assert_eq!(got, want);
 }
+
+/// `LogManager.loadLogs` skips `remote-log-index-cache` by name: it is part of the log dir,
+/// not a partition and not foreign. `klogscan scan /var/lib/kafka/*` gives it as an input of
+/// its own beside the partitions and the log dir's files; it was taken for an input that is
+/// not Kafka data (an input error, exit 2) though the log dir given whole is scanned without
+/// one.
+///
+/// On disk: the tiered broker 0 with the cache of C1 (`an_index_cache_beside_…`). Every child
+/// of its log dir given on its own (the glob): no input error, the same two partitions in one
+/// log dir, the same findings as the log dir given whole. Near misses: the cache given alone
+/// in a copy that is no log dir (no `meta.properties` or checkpoint beside it) is still an
+/// input error, which now says what it is; and one of its files given alone says the same of
+/// the file.
+#[test]
+fn the_index_cache_named_by_a_glob_of_its_log_dir_is_part_of_it() {
+    use klogscan::discover::layout::discover;
+    use klogscan::request::{self, Request};
+    use klogscan::results::ScanOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let m = tiered().write(dir.path()).unwrap();
+    let cache = index_cache(dir.path(), &m.log_dir, &ENTRIES);
+    let mut glob: Vec<std::path::PathBuf> = (std::fs::read_dir(&m.log_dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    glob.sort();
+    assert!(glob.contains(&cache));
+    let inv = discover(&glob);
+    assert_eq!(inv.input_errors, vec![]);
+    assert_eq!((inv.partitions.len(), inv.log_dirs.len()), (2, 1));
+    let whole = discover(std::slice::from_ref(&m.log_dir));
+    assert_eq!(inv.log_dirs[0].path, whole.log_dirs[0].path);
+    let opts = ScanOptions::default().with_now_ms(crate::kafka_quiet_tiered_cases::now_ms());
+    let run = |inputs: Vec<std::path::PathBuf>| {
+        let r = request::run(&Request::new(inputs).with_options(opts.clone()))
+            .unwrap()
+            .report;
+        assert_eq!(r.errors, vec![]);
+        crate::common::quiet::lines(&r.findings)
+    };
+    assert_eq!(run(glob), run(vec![m.log_dir.clone()]));
+
+    // near misses: the cache outside a log dir, and one of its files, given alone
+    let copy = dir.path().join("copy/remote-log-index-cache");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::rename(&cache, &copy).unwrap();
+    let inv = discover(std::slice::from_ref(&copy));
+    assert_eq!(inv.input_errors.len(), 1, "{:?}", inv.input_errors);
+    assert!(
+        inv.input_errors[0].1.starts_with("not a partition: a broker's remote index cache"),
+        "{:?}",
+        inv.input_errors
+    );
+    let file = copy.join(cache_name(20, 2, "index"));
+    let inv = discover(std::slice::from_ref(&file));
+    assert_eq!(inv.input_errors.len(), 1, "{:?}", inv.input_errors);
+    assert!(
+        (inv.input_errors[0].1).starts_with("not a partition file: a file of a broker's remote index cache"),
+        "{:?}",
+        inv.input_errors
+    );
+}
