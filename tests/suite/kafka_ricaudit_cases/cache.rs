@@ -250,3 +250,60 @@ fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
     assert_ne!(s[0].starts, Some(true));
     assert_eq!(s[0].exception, "CorruptIndexException");
 }
+
+/// `dump` of the cache's files. kafka-dump-log takes a file's base offset from the text
+/// before its first `.` (`DumpLogSegments.dumpIndex` / `dumpTimeIndex`: `toLong`;
+/// `dumpTxnIndex`: `UnifiedLog.offsetFromFile`) and dies with `NumberFormatException` on
+/// `20_<uuid>.timeindex`. klogscan prints no entry of such an offset or time index (their
+/// entries are relative to a base it cannot know from the name) and says why; the dump
+/// exits 1 (it exited 0, nothing dumped). A `.txnindex` entry carries absolute offsets, so
+/// klogscan dumps the cache's with its entries (base 0 for the sanity context), exit 0.
+/// Near miss: the same time index bytes under the segment's own name are dumped (one entry
+/// at offset 39, the last of [20,39]; no `.log` beside it to verify against), exit 0.
+#[test]
+fn dump_of_the_caches_indexes_needs_a_base_offset_from_the_name() {
+    use crate::common::run::klogscan;
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let dir = tempfile::tempdir().unwrap();
+    let m = tiered().write(dir.path()).unwrap();
+    let cache = index_cache(dir.path(), &m.log_dir, &ENTRIES);
+    let time = cache.join(cache_name(20, 2, "timeindex"));
+    let r = klogscan(&["dump".as_ref(), time.as_os_str()], None, 60);
+    assert_eq!(r.status.code(), Some(1), "{}{}", r.out, r.err);
+    assert_eq!(r.out.lines().count(), 1, "{}", r.out);
+    assert!(
+        r.err
+            .starts_with("Cannot parse a base offset from the file name"),
+        "{}",
+        r.err
+    );
+    let txn = cache.join(cache_name(20, 2, "txnindex"));
+    let entry = AbortedTxn {
+        producer_id: 7,
+        first_offset: 21,
+        last_offset: 24,
+        last_stable_offset: 25,
+    };
+    std::fs::write(&txn, encode_txn_index(&[entry])).unwrap();
+    let r = klogscan(&["dump".as_ref(), txn.as_os_str()], None, 60);
+    assert_eq!(r.status.code(), Some(0), "{}{}", r.out, r.err);
+    assert!(
+        r.out
+            .contains("producerId: 7 firstOffset: 21 lastOffset: 24 lastStableOffset: 25"),
+        "{}",
+        r.out
+    );
+
+    // near miss: the segment's own name
+    let named = dir.path().join("00000000000000000020.timeindex");
+    std::fs::copy(&time, &named).unwrap();
+    let r = klogscan(&["dump".as_ref(), named.as_os_str()], None, 60);
+    assert_eq!(r.status.code(), Some(0), "{}{}", r.out, r.err);
+    let entries: Vec<&str> = r
+        .out
+        .lines()
+        .filter(|l| l.starts_with("timestamp:"))
+        .collect();
+    assert_eq!(entries.len(), 1, "{}", r.out);
+    assert!(entries[0].ends_with("offset: 39"), "{}", r.out);
+}
