@@ -133,8 +133,8 @@ pub fn dump_index(
     err: &mut dyn Write,
 ) -> io::Result<bool> {
     let Some(base) = begin(path, opts, out, err)? else {
-        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (its
-        // `file.getName.split("\\.")(0).toLong`), e.g. on `RemoteIndexCache`'s
+        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (it reads the
+        // name's text before the first `.` as the base offset), e.g. on `RemoteIndexCache`'s
         // `<start>_<uuid>.index`; the dump goes on, and exits 1.
         return Ok(false);
     };
@@ -213,8 +213,8 @@ pub fn dump_timeindex(
     err: &mut dyn Write,
 ) -> io::Result<bool> {
     let Some(base) = begin(path, opts, out, err)? else {
-        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (its
-        // `file.getName.split("\\.")(0).toLong`), e.g. on `RemoteIndexCache`'s
+        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (it reads the
+        // name's text before the first `.` as the base offset), e.g. on `RemoteIndexCache`'s
         // `<start>_<uuid>.index`; the dump goes on, and exits 1.
         return Ok(false);
     };

@@ -252,8 +252,8 @@ fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
 }
 
 /// `dump` of the cache's files. kafka-dump-log takes a file's base offset from the text
-/// before its first `.` (`DumpLogSegments.dumpIndex` / `dumpTimeIndex`: `toLong`;
-/// `dumpTxnIndex`: `UnifiedLog.offsetFromFile`) and dies with `NumberFormatException` on
+/// before its first `.` (`DumpLogSegments.dumpIndex`, `dumpTimeIndex`; `dumpTxnIndex`
+/// through `UnifiedLog.offsetFromFile`) and dies with `NumberFormatException` on
 /// `20_<uuid>.timeindex`. klogscan prints no entry of such an offset or time index (their
 /// entries are relative to a base it cannot know from the name) and says why; the dump
 /// exits 1 (it exited 0, nothing dumped). A `.txnindex` entry carries absolute offsets, so
