@@ -123,8 +123,9 @@ fn sanity_result(
 /// Entry lines go to `out`, mismatch summaries to `err` (as kafka-dump-log does). With
 /// `--index-sanity-check` only the sanity check runs; with `--verify-index-only` the
 /// entries are checked but not printed. Returns `false` when the sanity check failed or an
-/// entry does not match the log (the dump's exit status is then 1; kafka-dump-log exits 0
-/// on mismatches and dies on a failed sanity check).
+/// entry does not match the log, or when the name carries no base offset and nothing is
+/// dumped (the dump's exit status is then 1; kafka-dump-log exits 0 on mismatches and dies
+/// on a failed sanity check and on such a name).
 pub fn dump_index(
     path: &Path,
     opts: &DumpOptions,
@@ -132,7 +133,10 @@ pub fn dump_index(
     err: &mut dyn Write,
 ) -> io::Result<bool> {
     let Some(base) = begin(path, opts, out, err)? else {
-        return Ok(true);
+        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (it reads the
+        // name's text before the first `.` as the base offset), e.g. on `RemoteIndexCache`'s
+        // `<start>_<uuid>.index`; the dump goes on, and exits 1.
+        return Ok(false);
     };
     let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = OffsetIndex::new(&data, base);
@@ -209,7 +213,10 @@ pub fn dump_timeindex(
     err: &mut dyn Write,
 ) -> io::Result<bool> {
     let Some(base) = begin(path, opts, out, err)? else {
-        return Ok(true);
+        // Nothing dumped: kafka-dump-log dies with `NumberFormatException` (it reads the
+        // name's text before the first `.` as the base offset), e.g. on `RemoteIndexCache`'s
+        // `<start>_<uuid>.index`; the dump goes on, and exits 1.
+        return Ok(false);
     };
     let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = TimeIndex::new(&data, base);

@@ -40,8 +40,14 @@ pub fn classify_input_file(path: &Path) -> Result<(), String> {
     ]
     .iter()
     .any(|ext| lower.ends_with(ext));
+    let in_index_cache = (path.parent().and_then(|p| p.file_name()))
+        .is_some_and(|n| n == super::REMOTE_LOG_INDEX_CACHE);
     Err(if archive {
         "not Kafka data: an archive (unpack it and give the directory)".to_string()
+    } else if in_index_cache {
+        // `RemoteIndexCache`'s `<start offset>_<segment id>.index` (`.timeindex`,
+        // `.txnindex`, and their `.tmp` and `.deleted`): never a partition's file.
+        "not a partition file: a file of a broker's remote index cache (RemoteIndexCache: a copy of a remote segment's index, never loaded as a log); give the log dir that holds the cache".to_string()
     } else {
         "not Kafka data: not a Kafka file name (expected a broker log dir, a partition directory, or a file such as 00000000000000000000.log, .index, .timeindex, .txnindex, .snapshot, leader-epoch-checkpoint, meta.properties)".to_string()
     })

@@ -575,7 +575,10 @@ fn partition_candidate(
 ///     `…0500.copy.log`: [`noncanonical_segment_name`]) is never read by the broker and goes
 ///     to `unknown` (a file given explicitly in the digits form is read as given).
 ///   - a partition dir is not searched further; its subdirectories go to `unknown`.
-/// * `remote-log-index-cache` is skipped; `__cluster_metadata-0` is a partition dir.
+/// * `remote-log-index-cache` is skipped (`LogManager.loadLogs` skips it by name); given
+///   directly inside a log dir (a glob of the log dir), it lists that log dir as a log-dir
+///   file given alone does, and elsewhere it is an input error that says what it is.
+///   `__cluster_metadata-0` is a partition dir.
 /// * A single file is put in a `partial` partition dir for its parent directory (the
 ///   topic-partition comes from the parent's name when it parses); several files of the
 ///   same directory share one partial entry, which is dropped when the whole directory
@@ -639,11 +642,18 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
             {
                 w.full[i].1.log_dir.get_or_insert(ld);
             }
-            if !seen && w.found() == found {
+            let index_cache = p.file_name().is_some_and(|n| n == REMOTE_LOG_INDEX_CACHE);
+            if index_cache && parent_log {
+                // Part of its log dir, as a log-dir file given alone is (`dir/*` of a tiered
+                // broker's log dir names it): listed, never a partition.
+                w.parent_log_dir(p);
+            } else if !seen && w.found() == found {
                 let unread = w.inv.errors.len() - errors;
                 w.input_error(
                     p,
-                    if unread == 0 {
+                    if index_cache {
+                        INDEX_CACHE_ALONE.to_string()
+                    } else if unread == 0 {
                         "not Kafka data: no partition directory or broker log dir found under it"
                             .to_string()
                     } else {
@@ -661,6 +671,9 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
     }
     w.finish()
 }
+
+/// Why a `remote-log-index-cache` given outside a log dir is not analysed.
+const INDEX_CACHE_ALONE: &str = "not a partition: a broker's remote index cache (RemoteIndexCache: copies of the indexes of the remote segments it fetched, which LogManager.loadLogs never loads as a log); give the log dir that holds it, with --remote-storage for the remote segments";
 
 /// Whether a `.kafka_cleanshutdown` that is no regular file still says "clean" to
 /// `LogManager.loadLogs`: `CleanShutdownFileHandler.exists` is `File.exists` (true for a
