@@ -341,6 +341,9 @@ kinds! {
     /// A remote segment whose metadata says its transaction index is empty while the index
     /// object holds aborted transactions (read_committed remote fetches skip it).
     RemoteTxnIndexHidden = "remote_txn_index_hidden", Error;
+    /// A remote segment whose transaction index lacks aborted transactions its ABORT
+    /// markers end (read_committed remote fetches serve their records).
+    RemoteTxnIndexIncomplete = "remote_txn_index_incomplete", Error;
     /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize (or,
     /// a snapshot record, cannot ask for its user partition).
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;

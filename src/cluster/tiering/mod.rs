@@ -23,6 +23,7 @@ pub mod prepare;
 pub mod replay;
 pub mod snapshot;
 pub mod storage;
+pub mod txn_index;
 
 use crate::cluster::epoch_file;
 use crate::cluster::report::ScanReport;
@@ -348,6 +349,28 @@ pub fn ranges(
     set_ranges(report, ranges);
 }
 
+/// The aborted transactions of the first replica among `replicas` whose replay read the
+/// remote history whole (every remote segment it met read), with the offsets it read from
+/// remote segments: what the remote transaction indexes are held against
+/// ([`txn_index::incomplete`]).
+fn remote_aborts<'r>(
+    report: &'r ScanReport,
+    replicas: &[(usize, &PartitionDir)],
+) -> Option<txn_index::RemoteAborts<'r>> {
+    replicas.iter().find_map(|&(i, _)| {
+        let r = &report.partitions[i];
+        let done = r.tiered.as_ref()?.replayed.as_ref()?;
+        if done.segments == 0 || !done.unread.is_empty() {
+            return None;
+        }
+        Some(txn_index::RemoteAborts {
+            first_offset: done.first_offset?,
+            last_offset: done.last_offset?,
+            aborted: &r.carried.outcome.aborted,
+        })
+    })
+}
+
 fn set_ranges(
     report: &mut ScanReport,
     ranges: Vec<(usize, crate::partition::results::TieredRanges)>,
@@ -537,6 +560,7 @@ fn analyse(
             .filter(|p| holds(inv, p, up))
             .filter_map(|p| Some((*index.get(p.path.to_string_lossy().as_ref())?, p)))
             .collect();
+        let aborts = remote_aborts(report, &replicas);
         let home = replicas.first().map(|r| r.0).or_else(|| {
             log.last_event
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
@@ -580,7 +604,7 @@ fn analyse(
         let mine = extra.entry(home).or_default();
         mine.extend(checks::unfinished(up, log, &views));
         if let Some(root) = &opts.remote_storage {
-            mine.extend(storage::check(root, up, log, opts));
+            mine.extend(storage::check(root, up, log, opts, aborts.as_ref()));
         }
     }
     (extra, ranges)

@@ -12,6 +12,7 @@
 
 use super::checks::SegmentEvidence;
 use super::replay::{PartitionLog, RemoteSegment, UserPartition};
+use super::txn_index::{self, IndexHeld, RemoteAborts};
 use crate::finding::{Finding, Kind};
 use crate::partition::remote::RemoteSource;
 use crate::partition::results::ScanOptions;
@@ -85,6 +86,7 @@ pub fn check(
     up: &UserPartition,
     log: &PartitionLog,
     opts: &ScanOptions,
+    aborts: Option<&RemoteAborts<'_>>,
 ) -> Vec<Finding> {
     let found = partition_files(root, up);
     let finished = || {
@@ -94,7 +96,7 @@ pub fn check(
     };
     if found.is_none() && super::aiven::any_objects(root, up, finished()) {
         return finished()
-            .flat_map(|s| check_aiven(root, up, s, opts))
+            .flat_map(|s| check_aiven(root, up, s, opts, aborts))
             .collect();
     }
     let empty = BTreeMap::new();
@@ -122,72 +124,12 @@ pub fn check(
         // (its size read only for a segment flagged empty)
         let flagged = txn_index.filter(|_| s.txn_index_empty);
         let sized = flagged.and_then(|t| Some((t, std::fs::metadata(t).ok()?.len())));
-        if let Some(f) = sized.and_then(|(t, bytes)| hidden_txn_index(up, s, t, bytes, "object")) {
+        if let Some(f) = sized.and_then(|(t, bytes)| txn_index::hidden(up, s, t, bytes, "object")) {
             out.push(f);
         }
+        out.extend(txn_index::incomplete(up, s, aborts, IndexHeld::Object(txn_index.map(PathBuf::as_path))));
     }
     out
-}
-
-/// Bytes of one `.txnindex` entry (`AbortedTxn`: version, producer id, first, last and last
-/// stable offsets).
-const ABORTED_TXN_BYTES: u64 = 34;
-
-#[derive(Serialize)]
-struct HiddenTxnIndex {
-    segment: SegmentEvidence,
-    file: String,
-    txn_index_bytes: u64,
-    aborted_transactions: u64,
-}
-
-/// `remote_txn_index_hidden`: the segment's metadata says its transaction index is empty
-/// (`TxnIndexEmpty`) while the `.txnindex` object at `file` holds at least one aborted
-/// transaction. `RemoteLogManager.copyLogSegment` sets the flag from the local segment's
-/// index (`segment.txnIndex().isEmpty()`), so the two disagree only when the metadata or
-/// the object was written by something else. A read_committed fetch served from remote
-/// storage collects the aborted transactions of the fetched segment from its own index,
-/// then of the later segments `RemoteLogMetadataCache.nextSegmentWithTxnIndex` finds — which
-/// passes over every segment flagged empty: an aborted transaction whose marker lies in this
-/// segment is not filtered from a fetch of an earlier segment.
-///
-/// `bytes`: the index's size — the `.txnindex` object's in `LocalTieredStorage`'s layout,
-/// what the `.rsm-manifest` at `file` states in the Aiven plugin's (whose `.indexes`
-/// object holds every index of the segment); `what` names it in the message.
-fn hidden_txn_index(
-    up: &UserPartition,
-    s: &RemoteSegment,
-    file: &Path,
-    bytes: u64,
-    what: &str,
-) -> Option<Finding> {
-    if !s.txn_index_empty || bytes < ABORTED_TXN_BYTES {
-        return None;
-    }
-    let aborted = bytes / ABORTED_TXN_BYTES;
-    let msg = format!(
-        "remote segment {} (offsets {}..={}) is flagged TxnIndexEmpty in its metadata, but its transaction index {what} holds {aborted} aborted transaction(s) ({bytes} bytes)",
-        encode_uuid(&s.id),
-        s.start_offset,
-        s.end_offset
-    );
-    let f = Finding::new(Kind::RemoteTxnIndexHidden, &up.topic, up.partition, msg)
-        .offset(s.start_offset)
-        .segment(file.display().to_string())
-        .broker("RemoteLogManager collects a remote read_committed fetch's aborted transactions from the fetched segment's own index, then from the later segments RemoteLogMetadataCache.nextSegmentWithTxnIndex returns, which skips every segment whose metadata says TxnIndexEmpty: the aborted transactions whose markers lie in this segment are not filtered from fetches of the segments before it; RemoteLogManager.copyLogSegment sets the flag from the local segment's transaction index, so the metadata or the object was written by another tool or plugin")
-        .client_error("read_committed consumer: no exception — records of aborted transactions are delivered as if committed when fetched from remote storage before this segment")
-        .remediation("keep the objects and the __remote_log_metadata partitions as they are; find which tool or RemoteLogMetadataManager plugin wrote the metadata (the copying broker's is in the evidence); read_committed consumers of the affected range must be checked for aborted data they processed");
-    Some(
-        f.evidence(
-            serde_json::to_value(HiddenTxnIndex {
-                segment: SegmentEvidence::of(s),
-                file: file.display().to_string(),
-                txn_index_bytes: bytes,
-                aborted_transactions: aborted,
-            })
-            .unwrap_or_default(),
-        ),
-    )
 }
 
 /// The checks of one finished segment in the Aiven plugin's layout.
@@ -196,6 +138,7 @@ fn check_aiven(
     up: &UserPartition,
     s: &RemoteSegment,
     opts: &ScanOptions,
+    aborts: Option<&RemoteAborts<'_>>,
 ) -> Vec<Finding> {
     let o = super::aiven::objects(root, up, s);
     let missing = o.missing();
@@ -215,7 +158,9 @@ fn check_aiven(
     // The manifest states the transaction index's own size, encrypted objects included.
     let what = "(as its manifest states it)";
     let hidden = (m.txn_index_size)
-        .and_then(|n| hidden_txn_index(up, s, manifest, n.into(), what));
+        .and_then(|n| txn_index::hidden(up, s, manifest, n.into(), what))
+        .into_iter()
+        .chain(txn_index::incomplete(up, s, aborts, IndexHeld::Counted(manifest, m.txn_index_size)));
     if m.encrypted {
         return [encrypted_finding(up, s, log, &m)].into_iter().chain(hidden).collect();
     }

@@ -273,24 +273,95 @@ fn aborted_transaction_begun_in_remote_storage_ends_in_the_local_index() {
 /// `LogSegmentData.transactionIndex`, or an object lost): `RemoteIndexCache.createCacheEntry`
 /// answers the fetch's `RemoteResourceNotFoundException` with an empty index, the local log
 /// (from 5) holds none either, and a read_committed consumer from 0 is served y1 and y2 as
-/// committed. klogscan's replay reads the ABORT marker in the `.log` object and counts the
-/// transaction aborted; the index objects are compared with the metadata's `TxnIndexEmpty`
-/// flag only (`remote_txn_index_hidden`), not with the segment's own ABORT markers, so
-/// nothing says that the consumers were served the aborted records. Asserts Kafka's answer:
-/// a finding of the remote storage check on the segment at 4.
+/// committed. klogscan's replay of the remote history reads the ABORT marker at 4 ending
+/// producer 7's transaction from 1: `remote_txn_index_incomplete` (error) on the segment,
+/// at the marker. The same for an emptied object, and for one whose entry names another
+/// producer. Near miss: the object as the copy uploads it (`(7, 1, 4, 0)`) is quiet
+/// (`aborted_transaction_wholly_below_the_local_log_start`); the finding needs
+/// `--remote-storage` (the metadata alone names no marker).
 #[test]
-#[ignore = "divergence: a remote segment holding an ABORT marker without a transaction index object is not reported (read_committed fetches from remote storage serve the aborted records); the remote index objects are not compared with the segment's markers"]
 fn abort_marker_in_a_remote_segment_without_its_transaction_index() {
-    let c = tiered(
-        || delayed(true),
-        5,
-        1,
-        |d| std::fs::remove_file(object(d, 4, 5, "txnindex")).unwrap(),
-    );
-    assert_eq!(txns(&c, true), (1, 1, 0));
-    let v: Vec<_> = (c.remote.findings.iter())
-        .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)
-        .collect();
-    assert_eq!(v.len(), 1, "{v:#?}");
-    assert_eq!(v[0].offset, Some(4));
+    let other = encode_txn_index(&[AbortedTxn {
+        producer_id: 8,
+        first_offset: 1,
+        last_offset: 4,
+        last_stable_offset: 0,
+    }]);
+    for (what, object_bytes) in [
+        ("absent", None),
+        ("empty", Some(Vec::new())),
+        ("other", Some(other)),
+    ] {
+        let c = tiered(
+            || delayed(true),
+            5,
+            1,
+            |d| match &object_bytes {
+                None => std::fs::remove_file(object(d, 4, 5, "txnindex")).unwrap(),
+                Some(b) => std::fs::write(object(d, 4, 5, "txnindex"), b).unwrap(),
+            },
+        );
+        assert_eq!(txns(&c, true), (1, 1, 0), "{what}");
+        let v: Vec<_> = (c.remote.findings.iter())
+            .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)
+            .collect();
+        assert_eq!(v.len(), 1, "{what}: {v:#?}");
+        assert_eq!(v[0].kind, Kind::RemoteTxnIndexIncomplete, "{what}");
+        assert_eq!(v[0].offset, Some(4), "{what}");
+        assert_eq!(v[0].evidence["missing_count"], 1, "{what}");
+        assert_eq!(v[0].evidence["missing"][0]["producer_id"], 7, "{what}");
+        assert_eq!(v[0].evidence["missing"][0]["first_offset"], 1, "{what}");
+        assert!(
+            !c.scan
+                .findings
+                .iter()
+                .any(|f| f.kind == Kind::RemoteTxnIndexIncomplete),
+            "{what}: without --remote-storage"
+        );
+    }
+}
+
+/// The same segments in the Aiven plugin's layout, whose `.rsm-manifest` states the
+/// transaction index's size (`segmentIndexes.transaction`, `null` when the copy was given
+/// none): the ABORT's segment [4,4] copied without its index is
+/// `remote_txn_index_incomplete` counted from the manifest ("at least 1", no producer
+/// named). Near miss: the index uploaded (34 bytes stated): quiet.
+#[test]
+fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
+    use crate::kafka_quiet_tiered_cases::check_written;
+    use klogscan::testkit::aiven::{AivenLayout, write_aiven};
+    for lost in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = TieredLog::new(delayed(true));
+        for i in 0..5 {
+            t.copy(i);
+        }
+        t.local_from(5);
+        t.log_start(0);
+        let mut m = t.write(dir.path()).unwrap();
+        assert_eq!(upload_txn_indexes(dir.path(), delayed(true), 5), 1);
+        if lost {
+            std::fs::remove_file(object(dir.path(), 4, 5, "txnindex")).unwrap();
+        }
+        let bucket = dir.path().join("bucket");
+        write_aiven(&m, &bucket, &AivenLayout::default()).unwrap();
+        std::fs::remove_dir_all(&m.remote_root).unwrap();
+        std::fs::rename(&bucket, &m.remote_root).unwrap();
+        m.remote_root = dir.path().join("remote");
+        let c = check_written(dir, vec![m]);
+        let v: Vec<_> = (c.remote.findings.iter())
+            .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)
+            .collect();
+        if !lost {
+            assert!(v.is_empty(), "{v:#?}");
+            continue;
+        }
+        assert_eq!(v.len(), 1, "{v:#?}");
+        assert_eq!(v[0].kind, Kind::RemoteTxnIndexIncomplete);
+        assert_eq!(v[0].offset, Some(4));
+        assert_eq!(v[0].evidence["index_entries"], 0);
+        assert_eq!(v[0].evidence["missing_count"], 1);
+        assert!(v[0].message.contains("at least 1"), "{}", v[0].message);
+        assert!(v[0].segment.as_deref().unwrap().ends_with(".rsm-manifest"));
+    }
 }

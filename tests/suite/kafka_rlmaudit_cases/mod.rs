@@ -57,6 +57,7 @@ const STORAGE: &[Kind] = &[
     Kind::RemoteSegmentCorrupt,
     Kind::RemoteSegmentUnreadable,
     Kind::RemoteTxnIndexHidden,
+    Kind::RemoteTxnIndexIncomplete,
 ];
 
 /// `(kind, offset, severity)` of the tiered-storage findings among `fs`, sorted.
