@@ -589,8 +589,9 @@ pub fn truncate_from_start(epochs: &[(i32, i64)], start: i64) -> Vec<(i32, i64)>
 }
 
 /// The files `LocalTieredStorage.copyLogSegmentData` writes for `seg`, from the local
-/// segment at `base` (its `.log`; empty indexes and producer snapshot; the epochs as a
-/// checkpoint).
+/// segment at `base` (its `.log`, offset and time indexes and transaction index — empty
+/// indexes where it has none, no transaction index then; an empty producer snapshot; the
+/// epochs as a checkpoint).
 fn write_remote_objects(
     local: &Path,
     remote: &Path,
@@ -612,6 +613,12 @@ fn write_remote_objects(
         } else {
             std::fs::write(name(ext), b"")?;
         }
+    }
+    // The transaction index only when the local segment has one (`RemoteLogManager
+    // .copyLogSegment`: `Optional.ofNullable(toPathIfExists(segment.txnIndex().file()))`).
+    let txn = local.join(format!("{base:020}.txnindex"));
+    if txn.exists() {
+        std::fs::copy(txn, name(".txnindex"))?;
     }
     std::fs::write(name(".snapshot"), super::files::encode_snapshot(&[]))?;
     let mut lec = format!("0\n{}\n", seg.leader_epochs.len());

@@ -54,11 +54,12 @@ pub(crate) fn object(d: &Path, start: i64, n: u32, ext: &str) -> PathBuf {
     remote_dir(d).join(format!("{start:020}-{}.{ext}", uuid_text(&segment_uuid(n))))
 }
 
-/// Upload each copied segment's local `.txnindex`, as `RemoteLogManager.copyLogSegment`
-/// does when the segment has one (`LogSegmentData.transactionIndex`; `LocalTieredStorage`
-/// writes it beside the `.log`): `history` is written again on its own to read them, and
-/// local segment `i` of `copied` is remote segment `i + 1`. Returns how many were uploaded.
-pub(crate) fn upload_txn_indexes(d: &Path, history: PartitionBuilder, copied: usize) -> usize {
+/// How many copied segments' `.txnindex` the remote storage holds, each checked to be the
+/// local segment's as `RemoteLogManager.copyLogSegment` uploads it when the segment has one
+/// (`LogSegmentData.transactionIndex`; `LocalTieredStorage` writes it beside the `.log`;
+/// the testkit's `TieredLog` does the same): `history` is written again on its own to read
+/// them, and local segment `i` of `copied` is remote segment `i + 1`.
+pub(crate) fn uploaded_txn_indexes(d: &Path, history: PartitionBuilder, copied: usize) -> usize {
     let tmp = tempfile::tempdir().unwrap();
     let m = LogDirBuilder::new(9)
         .partition(history)
@@ -70,7 +71,8 @@ pub(crate) fn upload_txn_indexes(d: &Path, history: PartitionBuilder, copied: us
     for (i, base) in bases.enumerate().take(copied) {
         let f = local.join(format!("{base:020}.txnindex"));
         if f.exists() {
-            std::fs::copy(&f, object(d, *base, i as u32 + 1, "txnindex")).unwrap();
+            let uploaded = std::fs::read(object(d, *base, i as u32 + 1, "txnindex")).unwrap();
+            assert_eq!(uploaded, std::fs::read(&f).unwrap(), "segment {base}");
             n += 1;
         }
     }

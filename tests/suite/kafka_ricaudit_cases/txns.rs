@@ -1,7 +1,7 @@
 //! `TransactionsWithTieredStoreTest`: `TransactionsTest` with one batch a segment, the
 //! segments below the last stable offset copied and removed locally.
 
-use super::{object, upload_txn_indexes};
+use super::{object, uploaded_txn_indexes};
 use crate::kafka_quiet_tiered_cases::{Checked, check};
 use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
@@ -47,7 +47,7 @@ fn tiered(
     t.local_from(copied);
     t.log_start(0);
     check(vec![t], |d| {
-        assert_eq!(upload_txn_indexes(d, history(), copied), uploaded);
+        assert_eq!(uploaded_txn_indexes(d, history(), copied), uploaded);
         extra(d);
     })
 }
@@ -339,7 +339,7 @@ fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
         t.local_from(5);
         t.log_start(0);
         let mut m = t.write(dir.path()).unwrap();
-        assert_eq!(upload_txn_indexes(dir.path(), delayed(true), 5), 1);
+        assert_eq!(uploaded_txn_indexes(dir.path(), delayed(true), 5), 1);
         if lost {
             std::fs::remove_file(object(dir.path(), 4, 5, "txnindex")).unwrap();
         }
