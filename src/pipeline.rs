@@ -276,7 +276,8 @@ impl Leadership {
     ) -> crate::cluster::coordinator::LeaderCopies {
         use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
         const METADATA_VERSION_4_3: i16 = 30;
-        let of = |source: &crate::finding::Source| ClusterHistory::of_cluster(&self.histories, source);
+        let of =
+            |source: &crate::finding::Source| ClusterHistory::of_cluster(&self.histories, source);
         LeaderCopies::of(inv, |source, partition| {
             let (t, now) = of(source)?.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
             Some(NamedLeader {

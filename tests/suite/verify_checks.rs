@@ -733,9 +733,16 @@ fn snapshots_above_the_recovered_end_are_not_compared() {
         .collect();
     assert_eq!(
         beyond,
-        ["00000000000000000027.snapshot", "00000000000000000034.snapshot"]
+        [
+            "00000000000000000027.snapshot",
+            "00000000000000000034.snapshot"
+        ]
     );
-    assert!(of_kind(&v, Kind::SnapshotMismatch).is_empty(), "{:#?}", v.findings);
+    assert!(
+        of_kind(&v, Kind::SnapshotMismatch).is_empty(),
+        "{:#?}",
+        v.findings
+    );
     assert_eq!(of_kind(&v, Kind::CrcMismatch).len(), 1);
     let (_d, m) = write(faulty(), true);
     let v = run(&m.dir);

@@ -66,7 +66,11 @@ impl CoordinatorView {
                 && let Some(walked) = walked(p)
             {
                 let path = p.path.display().to_string();
-                let how = (view_only(), true, leaders.skips_unknown_value_versions(&path));
+                let how = (
+                    view_only(),
+                    true,
+                    leaders.skips_unknown_value_versions(&path),
+                );
                 let m = walked.replay(tp.partition, origin(&path), 0, how);
                 view.absorb_as(&m, leaders.loads(&path));
             }
@@ -91,7 +95,13 @@ impl CoordinatorView {
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        let models = replay_logs(report, inv, opts, origin, &LeaderCopies::of_release(inv, opts));
+        let models = replay_logs(
+            report,
+            inv,
+            opts,
+            origin,
+            &LeaderCopies::of_release(inv, opts),
+        );
         Self::load_clusters_of(&models, inv, opts)
     }
 
@@ -115,7 +125,11 @@ impl CoordinatorView {
                 Some(m) => view.absorb_as(m, m.leader_copy || !led.contains(&n)),
                 None => {
                     let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                    let how = (view_only(), true, release.skips_unknown_value_versions(&path));
+                    let how = (
+                        view_only(),
+                        true,
+                        release.skips_unknown_value_versions(&path),
+                    );
                     view.absorb(&walked.replay(n, origin(&path), 0, how))
                 }
             }

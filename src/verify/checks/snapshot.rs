@@ -54,8 +54,7 @@ impl Twins {
             return;
         }
         let deleted = |name: &str| {
-            (prediction.leftovers.iter())
-                .any(|l| l.kind == "snapshot_beyond_log" && l.file == name)
+            (prediction.leftovers.iter()).any(|l| l.kind == "snapshot_beyond_log" && l.file == name)
         };
         let mut i = 0;
         out.retain(|f| {
@@ -63,7 +62,8 @@ impl Twins {
             i <= self.from
                 || f.kind != Kind::SnapshotMismatch
                 || !f.segment.as_deref().is_some_and(deleted)
-                || r.log_end_offset.is_none_or(|l| f.offset.is_none_or(|o| o > l))
+                || r.log_end_offset
+                    .is_none_or(|l| f.offset.is_none_or(|o| o > l))
         });
     }
 }

@@ -149,13 +149,21 @@ fn an_unknown_value_version_is_skipped_since_kafka_4_3() {
         .unwrap();
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(f.evidence["current"]["value_version"], i16::MAX);
-    assert!(f.broker_behaviour.contains("Kafka 4.3 and later"), "{}", f.broker_behaviour);
+    assert!(
+        f.broker_behaviour.contains("Kafka 4.3 and later"),
+        "{}",
+        f.broker_behaviour
+    );
     let view = |v: Option<BrokerVersion>| {
         let mut o = opts();
         o.broker_version = v;
         let inv = request::discover(&[d.path().to_path_buf()], &o).unwrap();
         let view = CoordinatorView::load(&inv, &o);
-        (view.ids["a"].state, view.ids.contains_key("c"), view.errors.len())
+        (
+            view.ids["a"].state,
+            view.ids.contains_key("c"),
+            view.errors.len(),
+        )
     };
     assert_eq!(view(None), (TxnState::Ongoing, false, 1));
     assert_eq!(
