@@ -24,6 +24,7 @@
 mod bounce;
 mod fencing;
 mod offsets;
+mod tv2;
 
 use crate::kafka_psmaudit_cases::{aborted_of, part};
 use crate::kafka_quiet_cluster_cases::{Brokers, CLUSTER, Verdict, lines};
