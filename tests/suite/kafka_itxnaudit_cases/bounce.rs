@@ -93,7 +93,7 @@ fn bounce(stale: bool) -> (Brokers, Verdict) {
 /// log end; every copy is decided; the 9 cluster transactions are joined whole (6 committed,
 /// 3 aborted, none partial or mixed); nothing raised. Near miss: a COMMIT on
 /// `output-topic`-1 from coordinator epoch 0 after the markers of epoch 2 — the deposed
-/// coordinator's, which the leader refuses (`ProducerAppendInfo.appendEndTxnMarker`:
+/// coordinator's, which the leader refuses (`ProducerAppendInfo.checkCoordinatorEpoch`:
 /// TransactionCoordinatorFencedException) — is a `coordinator_epoch_regression`.
 #[test]
 fn with_group_id_and_group_metadata() {
