@@ -300,6 +300,12 @@ impl Cluster {
         p.end_txn(producer, commit, coordinator_epoch);
     }
 
+    /// The partition leader epoch of `tp`'s next batches (a new leader after a broker
+    /// restart: followers copy the leader's batches, so every replica carries it).
+    pub fn set_leader_epoch(&mut self, tp: Tp, epoch: i32) {
+        self.partition(tp).set_leader_epoch(epoch);
+    }
+
     /// The coordinator epoch of the markers written next.
     pub fn coordinator_epoch(&self) -> i32 {
         self.coordinator_epoch

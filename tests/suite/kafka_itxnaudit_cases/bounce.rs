@@ -37,7 +37,9 @@ fn not_on(tp: Tp) -> i32 {
 /// positions), so 9 transactions: 6 committed, 3 aborted. The coordinator fails over
 /// during the commits of iterations 4 (after one marker) and 7 (after two): the new
 /// coordinator re-sends every marker 30 s later. `stale`: then the deposed coordinator's
-/// COMMIT (coordinator epoch 0) reaches `output-topic`-1.
+/// COMMIT (coordinator epoch 0) reaches `output-topic`-1. After each transaction a broker
+/// restarts: the partitions it holds get a new leader, their next batches the next leader
+/// epoch (the iteration's number).
 fn bounce(stale: bool) -> (Brokers, Verdict) {
     let mut c = cluster();
     for tp in INPUT {
@@ -68,6 +70,18 @@ fn bounce(stale: bool) -> (Brokers, Verdict) {
         }
         c.run(&t);
         iteration += 1;
+        // a broker restarts between two transactions: the partitions it led get a new
+        // leader, one leader epoch up
+        for tp in OUTPUT
+            .iter()
+            .chain(&INPUT)
+            .copied()
+            .chain([offsets_of(GROUP)])
+        {
+            if not_on(tp) != iteration % 4 + 1 {
+                c.set_leader_epoch(tp, iteration);
+            }
+        }
     }
     assert_eq!(c.coordinator_epoch(), 2);
     if stale {
@@ -91,7 +105,8 @@ fn bounce(stale: bool) -> (Brokers, Verdict) {
 /// partition holds 6 committed and 3 aborted transactions of 3 records, with the markers the
 /// two failovers re-sent; the group's committed offset of each input partition is 18, its
 /// log end; every copy is decided; the 9 cluster transactions are joined whole (6 committed,
-/// 3 aborted, none partial or mixed); nothing raised. Near miss: a COMMIT on
+/// 3 aborted, none partial or mixed); the leader epochs the restarts left, up to 9, are
+/// each replica's; nothing raised. Near miss: a COMMIT on
 /// `output-topic`-1 from coordinator epoch 0 after the markers of epoch 2 — the deposed
 /// coordinator's, which the leader refuses (`ProducerAppendInfo.checkCoordinatorEpoch`:
 /// TransactionCoordinatorFencedException) — is a `coordinator_epoch_regression`.
@@ -106,6 +121,16 @@ fn with_group_id_and_group_metadata() {
             assert_eq!(part(r, t, n).transactions.committed, 6, "{name} {t}-{n}");
         }
         assert_eq!(txn_counts(r), (6, 3, 0, 0, 0), "{name}");
+        for tp in OUTPUT {
+            // the epoch of the last restart before the last transaction
+            let last = (1..=8).filter(|i| not_on(tp) != i % 4 + 1).max();
+            let epochs = part(r, tp.0, tp.1).leader_epochs();
+            assert_eq!(
+                epochs.last().map(|e| e.0),
+                last,
+                "{name} {tp:?}: {epochs:?}"
+            );
+        }
     }
     let want: BTreeMap<_, _> = (INPUT.iter())
         .map(|&(t, n)| ((t.to_string(), n), (18, 0, String::new())))
