@@ -18,6 +18,17 @@
 //! ```
 
 use super::scenario::{Batch, DEFAULT_START_MS, PartitionBuilder, Producer, Rec};
+
+/// Records a transaction writes on one partition instead of generated ones, with a fixed
+/// base sequence when given: a transactional offset commit in `__consumer_offsets`, which
+/// the group coordinator writes with base sequence 0 whatever the producer wrote before
+/// (`GroupMetadataManager.generateOffsetRecords`).
+#[derive(Debug, Clone)]
+pub struct Payload {
+    pub tp: Tp,
+    pub records: Vec<Rec>,
+    pub base_sequence: Option<i32>,
+}
 use super::txnlog::{TxnValue, key, state};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +63,8 @@ pub struct Txn {
     pub failover_after: Option<usize>,
     /// Leave the transaction open (data only, Ongoing record).
     pub open: bool,
+    /// These partitions get these records as the transaction's data (see [`Payload`]).
+    pub payloads: Vec<Payload>,
 }
 
 impl Txn {
@@ -71,7 +84,17 @@ impl Txn {
             no_complete: false,
             failover_after: None,
             open: false,
+            payloads: Vec::new(),
         }
+    }
+    /// `records` as the data on `tp` (a listed partition), base sequence `seq` when given.
+    pub fn payload(mut self, tp: Tp, records: Vec<Rec>, seq: Option<i32>) -> Txn {
+        self.payloads.push(Payload {
+            tp,
+            records,
+            base_sequence: seq,
+        });
+        self
     }
     /// Abort instead of commit.
     pub fn abort(mut self) -> Txn {
@@ -254,6 +277,40 @@ impl Cluster {
             .append(Batch::new(producer).records(records).at(ts));
     }
 
+    /// Append `b` to `tp` at the cluster clock, outside any transaction this cluster runs
+    /// (a fenced producer's late write, an offset commit the coordinator never listed).
+    pub fn append(&mut self, tp: Tp, b: Batch) {
+        let ts = self.tick(10);
+        self.partition(tp).append(b.at(ts));
+    }
+
+    /// A COMMIT/ABORT of `producer` on `tp` from coordinator epoch `coordinator_epoch`,
+    /// outside any transaction this cluster runs (a deposed coordinator's late marker).
+    pub fn marker_from(
+        &mut self,
+        tp: Tp,
+        producer: Producer,
+        commit: bool,
+        coordinator_epoch: i32,
+    ) {
+        let ts = self.tick(10);
+        let p = self.partition(tp);
+        let now = p.now();
+        p.advance_time(ts - now);
+        p.end_txn(producer, commit, coordinator_epoch);
+    }
+
+    /// The partition leader epoch of `tp`'s next batches (a new leader after a broker
+    /// restart: followers copy the leader's batches, so every replica carries it).
+    pub fn set_leader_epoch(&mut self, tp: Tp, epoch: i32) {
+        self.partition(tp).set_leader_epoch(epoch);
+    }
+
+    /// The coordinator epoch of the markers written next.
+    pub fn coordinator_epoch(&self) -> i32 {
+        self.coordinator_epoch
+    }
+
     /// Append a raw coordinator record (`None`: a tombstone) at the cluster clock.
     pub fn coordinator_record(&mut self, id: &str, v: Option<TxnValue>) {
         let ts = self.tick(5);
@@ -328,15 +385,26 @@ impl Cluster {
         }
         let v = self.value(t, e, state::ONGOING, &listed, start);
         self.coord_record(id, v);
-        if t.records > 0 {
-            for &tp in &t.partitions {
-                let ts = match (self.tight, self.last_first_marker) {
-                    (Some(lead), Some(marker)) => marker - lead,
-                    _ => self.tick(10),
-                };
-                self.partition(tp)
-                    .append(Batch::new(t.producer).records(t.records).at(ts));
+        for &tp in &t.partitions {
+            let payload = t.payloads.iter().find(|p| p.tp == tp);
+            if t.records == 0 && payload.is_none() {
+                continue;
             }
+            let ts = match (self.tight, self.last_first_marker) {
+                (Some(lead), Some(marker)) => marker - lead,
+                _ => self.tick(10),
+            };
+            let b = match payload {
+                Some(p) => {
+                    let b = (p.records.iter().cloned()).fold(Batch::new(t.producer), Batch::record);
+                    match p.base_sequence {
+                        Some(s) => b.sequence(s),
+                        None => b,
+                    }
+                }
+                None => Batch::new(t.producer).records(t.records),
+            };
+            self.partition(tp).append(b.at(ts));
         }
         if t.open {
             return t.producer;

@@ -15,7 +15,7 @@
 #![cfg(feature = "testkit")]
 
 mod expiration;
-mod transactions;
+pub(crate) mod transactions;
 mod unifiedlog;
 
 use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines, loud};
@@ -63,7 +63,11 @@ fn broker(
 }
 
 /// The partition `topic`-`n` of a report.
-fn part<'r>(r: &'r ScanReport, topic: &str, n: i32) -> &'r klogscan::results::PartitionReport {
+pub(crate) fn part<'r>(
+    r: &'r ScanReport,
+    topic: &str,
+    n: i32,
+) -> &'r klogscan::results::PartitionReport {
     r.partitions
         .iter()
         .find(|p| p.topic == topic && p.partition == n)
@@ -72,7 +76,7 @@ fn part<'r>(r: &'r ScanReport, topic: &str, n: i32) -> &'r klogscan::results::Pa
 
 /// `(producer, first offset, last offset, last stable offset)` of the aborted transactions
 /// of `topic`-`n` in a report.
-fn aborted_of(r: &ScanReport, topic: &str, n: i32) -> Vec<(i64, i64, i64, i64)> {
+pub(crate) fn aborted_of(r: &ScanReport, topic: &str, n: i32) -> Vec<(i64, i64, i64, i64)> {
     part(r, topic, n)
         .outcome()
         .aborted

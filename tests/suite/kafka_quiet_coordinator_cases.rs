@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use tempfile::TempDir;
 
 mod admin_abort;
-mod offsets;
+pub(crate) mod offsets;
 mod placement;
 mod txn_state;
 

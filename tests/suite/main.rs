@@ -95,6 +95,7 @@ mod kafka_group_replay_cases;
 mod kafka_group_txn_offsets_cases;
 mod kafka_groupaudit_cases;
 mod kafka_imgaudit_cases;
+mod kafka_itxnaudit_cases;
 mod kafka_jbod_cases;
 mod kafka_jira_regression_cases;
 mod kafka_kraft_controller_cases;

@@ -14,7 +14,12 @@ fn opts() -> ScanOptions {
 
 /// `(epoch, last sequence, last data offset, open transaction's first offset)` of
 /// producer `pid` on `topic`-`n`.
-fn entry_of(r: &ScanReport, topic: &str, n: i32, pid: i64) -> (i16, i32, i64, Option<i64>) {
+pub(crate) fn entry_of(
+    r: &ScanReport,
+    topic: &str,
+    n: i32,
+    pid: i64,
+) -> (i16, i32, i64, Option<i64>) {
     let s = (part(r, topic, n).outcome().producers.iter())
         .find(|s| s.producer_id == pid)
         .unwrap_or_else(|| panic!("no producer {pid} on {topic}-{n}"));
