@@ -88,6 +88,7 @@ mod kafka_elr_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;
 mod kafka_fetchaudit_cases;
+mod kafka_uncleanaudit_cases;
 mod kafka_fetcher_truncation_cases;
 mod kafka_fmtaudit_cases;
 mod kafka_format_cases;
