@@ -35,8 +35,8 @@ struct Part {
 }
 
 fn flows() -> Vec<(&'static str, Flow)> {
-    let part = |topic, n, original: &[i32], running: &[i32], adding: &[i32], removing: &[i32]| {
-        Part {
+    let part =
+        |topic, n, original: &[i32], running: &[i32], adding: &[i32], removing: &[i32]| Part {
             topic,
             n,
             original: original.to_vec(),
@@ -45,8 +45,7 @@ fn flows() -> Vec<(&'static str, Flow)> {
             removing: removing.to_vec(),
             isr_then: None,
             fetched: 0,
-        }
-    };
+        };
     let in_isr = |mut p: Part, isr: &[i32], fetched| {
         p.isr_then = Some(isr.to_vec());
         p.fetched = fetched;
@@ -225,14 +224,24 @@ fn a_cancellation_whose_isr_held_only_adding_replicas_is_an_unclean_election() {
     let got: Vec<_> = (h.elections.iter())
         .map(|e| (e.leader, e.leader_epoch, e.choice, e.reassignment_revert))
         .collect();
-    assert_eq!(got, [(3, 1, Choice::Isr, false), (0, 3, Choice::Unclean, true)]);
+    assert_eq!(
+        got,
+        [(3, 1, Choice::Isr, false), (0, 3, Choice::Unclean, true)]
+    );
     let u = agreed(&v, Kind::UncleanLeaderElection);
     assert_eq!(u.len(), 1, "{}", all_lines(&v));
     let e = &u[0].evidence;
     assert_eq!(u[0].severity, Severity::Error, "{e:#}");
-    assert_eq!((&e["path"], &e["new_leader"]), (&"reassignment_revert".into(), &0.into()));
+    assert_eq!(
+        (&e["path"], &e["new_leader"]),
+        (&"reassignment_revert".into(), &0.into())
+    );
     let old = &e["old_leader_copy"];
-    assert_eq!((&old["broker"], &old["lost_offsets"]), (&3.into(), &50.into()), "{e:#}");
+    assert_eq!(
+        (&old["broker"], &old["lost_offsets"]),
+        (&3.into(), &50.into()),
+        "{e:#}"
+    );
     assert_eq!(u[0].offset, Some(200));
     let s: Vec<_> = (agreed(&v, Kind::StrayReplica).iter())
         .map(|f| f.source.broker_id)

@@ -3,9 +3,10 @@
 //! (core/src/test/scala/unit/kafka/server/epoch/, apache/kafka before KAFKA-17612 removed it
 //! with ZooKeeper mode) and `ReassignPartitionsCommandTest` (tools/src/test/java/org/apache/
 //! kafka/tools/reassign/; `ReassignPartitionsIntegrationTest` before KAFKA-14595; the 2024-10
-//! trunk and the 2026-08 confluentinc/kafka trunk), its alter-log-dirs flows included.
-//! `UncleanLeaderElectionTest` and `LeaderEpochIntegrationTest` are cited by
-//! `kafka_electaudit_cases::unclean` and `kafka_fetchaudit_cases::leader`.
+//! trunk and the 2026-08 confluentinc/kafka trunk), its alter-log-dirs flows included, and
+//! the 2026 trunk's Java `UncleanLeaderElectionTest` (its 2024-10 Scala methods and
+//! `LeaderEpochIntegrationTest` are cited by `kafka_electaudit_cases::unclean` and
+//! `kafka_fetchaudit_cases::leader`).
 //!
 //! The model read first: on the follower `AbstractFetcherThread.truncateToEpochEndOffsets`
 //! over `LeaderEpochFileCache.endOffsetFor` (KIP-101, KIP-279); on the controller
@@ -28,6 +29,7 @@ mod cancel;
 mod epoch;
 mod movedirs;
 mod reassign;
+mod unclean;
 
 use crate::kafka_imgaudit_cases::{all_lines, of_kind};
 use crate::kafka_quiet_cluster_cases::Verdict;

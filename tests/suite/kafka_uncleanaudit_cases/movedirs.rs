@@ -49,7 +49,11 @@ fn throttle(value: &str) -> MetaRecord {
 /// 0's directory to `data-2`.
 fn log(throttles: &[&str], assigned: bool) -> MetaLog {
     let dirs = |id: i32| -> Vec<[u8; 16]> {
-        let names: &[&str] = if id == 0 { &["data", "data-2", "data-3"] } else { &["data"] };
+        let names: &[&str] = if id == 0 {
+            &["data", "data-2", "data-3"]
+        } else {
+            &["data"]
+        };
         names.iter().map(|d| directory_uuid(id, d)).collect()
     };
     let mut m = five(19, &dirs);
@@ -80,11 +84,11 @@ fn log(throttles: &[&str], assigned: bool) -> MetaLog {
 fn cluster(how: Move, throttles: &[&str]) -> Brokers {
     let m = log(throttles, how != Move::Started);
     let mut b = Brokers::new();
-    let foo = || replica("foo", 0, &[(0, 20)]);
+    let foo_0 = || replica("foo", 0, &[(0, 20)]);
     for id in 0..5 {
         let mut ld = LogDirBuilder::new(id);
         if (0..3).contains(&id) {
-            ld = ld.partition(foo());
+            ld = ld.partition(foo_0());
         }
         let dir = b.write(id, "data", ld, Some(epoch_of(id)));
         m.write(&dir);
@@ -95,7 +99,7 @@ fn cluster(how: Move, throttles: &[&str]) -> Brokers {
             let copy = if how == Move::Started {
                 PartitionBuilder::new("foo", 0)
             } else {
-                foo()
+                foo_0()
             };
             ld = ld.partition(copy);
         }

@@ -67,8 +67,8 @@ pub(crate) fn brokers(m: &MetaLog, parts: impl Fn(i32) -> Vec<PartitionBuilder>)
     b
 }
 
-/// `createTopics`' `foo` and `bar` (and `baz` when `baz`), at `T0` - 30 s.
-pub(crate) fn created(m: &mut MetaLog, baz: bool) {
+/// `createTopics`' `foo` and `bar` (and `baz` when `with_baz`), at `T0` - 30 s.
+pub(crate) fn created(m: &mut MetaLog, with_baz: bool) {
     m.at(T0 - 30 * SEC);
     m.batch(&[
         topic("foo"),
@@ -79,7 +79,7 @@ pub(crate) fn created(m: &mut MetaLog, baz: bool) {
         topic("bar"),
         partition("bar", 0, &[3, 2, 1], &[3, 2, 1], (3, 0, 0)),
     ]);
-    if baz {
+    if with_baz {
         m.batch(&[
             topic("baz"),
             partition("baz", 0, &[1, 0, 2], &[1, 0, 2], (1, 0, 0)),
@@ -91,7 +91,13 @@ pub(crate) fn created(m: &mut MetaLog, baz: bool) {
 
 /// The reassignment of `t`-`n` started: `replicas` (target then removing), `adding`,
 /// `removing`.
-pub(crate) fn start(t: &str, n: i32, replicas: &[i32], adding: &[i32], removing: &[i32]) -> MetaRecord {
+pub(crate) fn start(
+    t: &str,
+    n: i32,
+    replicas: &[i32],
+    adding: &[i32],
+    removing: &[i32],
+) -> MetaRecord {
     change(t, n, |c| {
         c.replicas = Some(replicas.to_vec());
         c.adding_replicas = Some(adding.to_vec());
@@ -156,7 +162,12 @@ fn a_completed_reassignment_keeps_its_leaders_and_removes_the_old_replicas() {
         let ends = |kept: &[(&'static str, i32)]| -> Vec<(&'static str, i32, i64)> {
             kept.iter().map(|(t, n)| (*t, *n, 60)).collect()
         };
-        delete_replica(&b.path(1, "data"), "bar", 0, &ends(&[("foo", 0), ("foo", 1)]));
+        delete_replica(
+            &b.path(1, "data"),
+            "bar",
+            0,
+            &ends(&[("foo", 0), ("foo", 1)]),
+        );
         if removed_from_2 {
             let two = b.path(2, "data");
             delete_replica(&two, "foo", 0, &ends(&[("foo", 1), ("bar", 0)]));
@@ -220,7 +231,11 @@ fn a_reassignment_removing_the_leader_elects_the_first_target_replica_in_the_isr
         // the new leader's cache: its epoch 1 from its log end (`Partition.makeLeader`)
         let end = three * 5;
         let text = format!("0\n2\n0 0\n1 {end}\n");
-        std::fs::write(b.path(3, "data").join("foo-0/leader-epoch-checkpoint"), text).unwrap();
+        std::fs::write(
+            b.path(3, "data").join("foo-0/leader-epoch-checkpoint"),
+            text,
+        )
+        .unwrap();
         b
     };
     let b = write(20);
@@ -265,11 +280,24 @@ fn a_throttled_reassignment_in_progress_and_completed_is_quiet() {
         created(&mut m, true);
         m.at(T0 + 10 * SEC);
         let mut set = vec![
-            throttle(RESOURCE_TOPIC, "baz", "leader.replication.throttled.replicas", Some("2:0,2:2,2:1")),
-            throttle(RESOURCE_TOPIC, "baz", "follower.replication.throttled.replicas", Some("2:3")),
+            throttle(
+                RESOURCE_TOPIC,
+                "baz",
+                "leader.replication.throttled.replicas",
+                Some("2:0,2:2,2:1"),
+            ),
+            throttle(
+                RESOURCE_TOPIC,
+                "baz",
+                "follower.replication.throttled.replicas",
+                Some("2:3"),
+            ),
         ];
         for id in 0..4 {
-            for k in ["leader.replication.throttled.rate", "follower.replication.throttled.rate"] {
+            for k in [
+                "leader.replication.throttled.rate",
+                "follower.replication.throttled.rate",
+            ] {
                 set.push(throttle(RESOURCE_BROKER, &id.to_string(), k, Some("300")));
             }
         }
@@ -279,9 +307,12 @@ fn a_throttled_reassignment_in_progress_and_completed_is_quiet() {
             m.at(T0 + 40 * SEC);
             let unset: Vec<_> = (set.iter())
                 .map(|r| match r {
-                    MetaRecord::Config { resource_type, resource_name, name, .. } => {
-                        throttle(*resource_type, resource_name, name, None)
-                    }
+                    MetaRecord::Config {
+                        resource_type,
+                        resource_name,
+                        name,
+                        ..
+                    } => throttle(*resource_type, resource_name, name, None),
                     _ => unreachable!(),
                 })
                 .collect();
@@ -321,7 +352,10 @@ fn a_throttled_reassignment_in_progress_and_completed_is_quiet() {
     let d = agreed(&v, Kind::ReplicaDivergence);
     let got: Vec<_> = (d.iter())
         .map(|f| {
-            let three = f.evidence["copies"][1].as_str().unwrap().contains("broker-3/");
+            let three = f.evidence["copies"][1]
+                .as_str()
+                .unwrap()
+                .contains("broker-3/");
             (super::cut_of(&[f]).unwrap(), three)
         })
         .collect();
