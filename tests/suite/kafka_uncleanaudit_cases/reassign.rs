@@ -17,7 +17,8 @@
 use super::{agreed, cut};
 use crate::kafka_imgaudit_cases::{all_lines, history_of};
 use crate::kafka_quiet_cluster_cases::kraft::{
-    MetaLog, SEC, change, delete_replica, metadata_version, partition, register, topic,
+    MetaLog, SEC, broker_change, change, delete_replica, metadata_version, partition, register,
+    topic,
 };
 use crate::kafka_quiet_cluster_cases::{Brokers, T0, replica};
 use klogscan::cluster::leadership::Choice;
@@ -47,7 +48,7 @@ pub(crate) fn five(level: i16, dirs: &dyn Fn(i32) -> Vec<[u8; 16]>) -> MetaLog {
     }
     m.at(T0 - 40 * SEC);
     let unfence: Vec<MetaRecord> = (0..5)
-        .map(|id| crate::kafka_quiet_cluster_cases::kraft::broker_change(id, epoch_of(id), -1, 0))
+        .map(|id| broker_change(id, epoch_of(id), -1, 0))
         .collect();
     m.batch(&unfence);
     m
@@ -366,4 +367,68 @@ fn a_throttled_reassignment_in_progress_and_completed_is_quiet() {
     };
     assert_eq!(got.len(), 3, "{}", all_lines(&v));
     assert!(got.iter().all(|g| *g == (survives, true)), "{got:?}");
+}
+
+/// `testExecuteAssignmentWithOneBootstrapServerShutdownWontTimeout` (2026 trunk): broker 0
+/// shut down (its controlled shutdown moves `foo-0`'s leadership to 1 at epoch 1, ISR [1, 2],
+/// then it is fenced), then `foo-0` → [3, 1, 2] executed while it is down. While the
+/// reassignment runs (3 at 40 of 100 offsets) broker 0 is still a removing replica: nothing
+/// at warning or above, one election (1 from the ISR). Once the AlterPartition adding 3
+/// completes it (replicas [3, 1, 2], 1 kept at epoch 2), broker 0 — down, never told — holds
+/// a replica the image no longer gives it: one `stray_replica` of broker 0, what its next start
+/// does with it (`LogManager.isStrayKraftReplica`: set aside as `-stray`), and nothing else.
+#[test]
+fn a_reassignment_away_from_a_broker_that_is_down_leaves_its_copy_stray() {
+    let log = |done: bool| {
+        let mut m = five(14, &|_| vec![]);
+        created(&mut m, false);
+        m.at(T0 + 5 * SEC);
+        m.batch(&[
+            broker_change(0, epoch_of(0), 0, 1),
+            change("foo", 0, |c| {
+                c.leader = 1;
+                c.isr = Some(vec![1, 2]);
+            }),
+        ]);
+        m.batch(&[broker_change(0, epoch_of(0), 1, 0)]);
+        m.at(T0 + 10 * SEC);
+        m.batch(&[start("foo", 0, &[3, 1, 2, 0], &[3], &[0])]);
+        if done {
+            m.at(T0 + 20 * SEC);
+            m.batch(&[settle("foo", 0, &[3, 1, 2], &[1, 2, 3], 1)]);
+        }
+        m
+    };
+    let write = |done: bool| {
+        brokers(&log(done), |id| {
+            let mut ps = vec![];
+            if [1, 2, 3].contains(&id) {
+                ps.push(replica("foo", 1, &[(0, 2)]));
+                ps.push(replica("bar", 0, &[(0, 2)]));
+            }
+            let n = match (id, done) {
+                (0..=2, _) => 20,
+                (3, true) => 20,
+                (3, false) => 8,
+                _ => return ps,
+            };
+            ps.push(replica("foo", 0, &[(0, n)]));
+            ps
+        })
+    };
+    let b = write(false);
+    let v = b.check();
+    v.assert_quiet();
+    let h = history_of(&b);
+    let got: Vec<_> = (h.elections.iter())
+        .map(|e| (e.leader, e.leader_epoch, e.choice))
+        .collect();
+    assert_eq!(got, [(1, 1, Choice::Isr)]);
+    assert_eq!(cut(&v), None);
+    let b = write(true);
+    let v = b.check();
+    assert_eq!(strays(&v), [(Some(0), "foo".to_string(), 0)]);
+    let loud = crate::kafka_quiet_cluster_cases::loud(&v.scan.findings);
+    assert_eq!(loud.len(), 1, "{}", all_lines(&v));
+    assert_eq!(cut(&v), None);
 }
