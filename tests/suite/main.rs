@@ -152,6 +152,7 @@ mod kafka_tv2_cases;
 mod kafka_tv2_round2_cases;
 mod kafka_txn_coordinator_cases;
 mod kafka_txnstate_cases;
+mod kafka_uncleanaudit_cases;
 mod kafka_unifiedlog3_cases;
 mod kafka_unifiedlog_cases;
 mod kafka_valid_data_quiet_cases;

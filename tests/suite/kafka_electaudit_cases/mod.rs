@@ -25,7 +25,7 @@ mod changes;
 mod elections;
 mod elr;
 mod refused;
-mod unclean;
+pub(crate) mod unclean;
 
 use crate::kafka_imgaudit_cases::{all_lines, brokers_with, of_kind};
 use crate::kafka_quiet_cluster_cases::kraft::MetaLog;

@@ -25,7 +25,7 @@ use klogscan::read::format::metadata::{MetaRecord, RESOURCE_TOPIC};
 
 /// How the case's cluster is set.
 #[derive(Clone, Copy, PartialEq)]
-enum Unclean {
+pub(crate) enum Unclean {
     /// The controller's static `unclean.leader.election.enable=true` (not in the log).
     Static,
     /// The topic created with `unclean.leader.election.enable=true`.
@@ -48,13 +48,22 @@ fn unclean_config(value: &str) -> MetaRecord {
 
 /// The metadata log of the test at 3.6-IV2 (no ELR), one controller write per step.
 fn log(how: Unclean) -> MetaLog {
+    log_at(how, 14, &[])
+}
+
+/// [`log`] at metadata version `mv`, the controller writing `features` (one batch each)
+/// once the brokers are unfenced, before the topic is created.
+pub(crate) fn log_at(how: Unclean, mv: i16, features: &[MetaRecord]) -> MetaLog {
     let mut m = MetaLog::new(T0 - 60 * SEC);
-    m.batch(&[metadata_version(14)]);
+    m.batch(&[metadata_version(mv)]);
     for id in 1..=2 {
         m.batch(&[register(id, broker_epoch_at_start(id), id as u8, true)]);
     }
     let e = |id| broker_epoch_at_start(id);
     m.batch(&[broker_change(1, e(1), -1, 0), broker_change(2, e(2), -1, 0)]);
+    for f in features {
+        m.batch(std::slice::from_ref(f));
+    }
     m.at(T0 - 30 * SEC);
     let mut created = vec![topic("orders")];
     if how == Unclean::TopicOverride {
@@ -118,7 +127,11 @@ fn log(how: Unclean) -> MetaLog {
 
 /// The brokers' log dirs: `orders-0`'s batches of 5 ("first", "second", "third").
 fn cluster(how: Unclean) -> Brokers {
-    let m = log(how);
+    cluster_of(how, log(how))
+}
+
+/// [`cluster`] with the metadata log `m`.
+pub(crate) fn cluster_of(how: Unclean, m: MetaLog) -> Brokers {
     brokers_with(&m, &[1, 2], |id| {
         let epochs: &[(i32, usize)] = match (how, id) {
             (Unclean::Disabled, _) => &[(0, 2), (2, 1)],
