@@ -81,6 +81,7 @@ mod kafka_codec_framing_cases;
 mod kafka_consumer_validation_cases;
 mod kafka_convaudit_cases;
 mod kafka_coordinator_cases;
+mod kafka_deltaaudit_cases;
 mod kafka_dump_cases;
 mod kafka_dump_tool_cases;
 mod kafka_electaudit_cases;

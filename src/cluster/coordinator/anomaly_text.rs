@@ -371,11 +371,12 @@ fn record_texts(a: &Anomaly) -> Texts {
         ),
         AnomalyKind::LoadNeverCompletes => (
             format!(
-                "{TRANSACTION_STATE_TOPIC} record at offset {} has {}, and every batch from there to the end of the log holds only records of other key versions: the load of this partition never completes on a coordinator before Kafka 4.0.0 (KAFKA-17941)",
+                "{TRANSACTION_STATE_TOPIC} record at offset {} has {}, and every batch from there to the end of its segment (segment {}) holds only records of other key versions (a read of the load never crosses a segment): the load of this partition never completes on a coordinator before Kafka 4.0.0 (KAFKA-17941)",
                 cur.source.offset,
-                describe(cur)
+                describe(cur),
+                cur.segment
             ),
-            "before Kafka 4.0.0 (and on the 3.9 branch before KAFKA-17941's backport, September 2025) the coordinator's load (TransactionStateManager.loadTransactionMetadata) moves past a batch only when it holds a transaction record of the current key version; the batches that end this log hold none, so it reads them again and again: the partition stays loading until its leadership moves, and every transactional id it owns gets COORDINATOR_LOAD_IN_PROGRESS (InitProducerId, AddPartitionsToTxn, EndTxn retry until they time out). Since 4.0.0 the load moves past every batch and skips these records with a warning",
+            "before Kafka 4.0.0 (and on the 3.9 branch before KAFKA-17941's backport, September 2025) the coordinator's load (TransactionStateManager.loadTransactionMetadata) moves past a batch only when it holds a transaction record of the current key version, and each read returns the batches of one segment (LocalLog.read); the batches that end this segment hold none, so it reads them again and again: the partition stays loading until its leadership moves, and every transactional id it owns gets COORDINATOR_LOAD_IN_PROGRESS (InitProducerId, AddPartitionsToTxn, EndTxn retry until they time out). Since 4.0.0 the load moves past every batch and skips these records with a warning",
             Some(
                 "run Kafka 4.0.0 or later (or the broker version that wrote these records, a newer key version) on the partition's leader, or move the partition's leadership to a replica whose log does not end with them; do not delete the records by hand".to_string(),
             ),

@@ -288,6 +288,12 @@ struct LoadTail {
     tail: Option<usize>,
     /// A record the load fails on was read: it ended there.
     stopped: bool,
+    /// [`LoadTail::tail`] when a later segment follows it: the load's read never crosses
+    /// a segment (`LocalLog.read` returns the batches of one segment), so the batches of
+    /// other key versions that end a segment stop it as surely as those that end the log
+    /// (`TransactionStateManagerTest.testLoadTransactionMetadataContainingSegmentEndingWithEmptyBatch`
+    /// builds that segment end; KAFKA-17941). Nothing read after it changes that.
+    stalled: Option<usize>,
 }
 
 impl HistoryChecker {
@@ -309,6 +315,11 @@ impl HistoryChecker {
             content: Content::Tombstone,
         };
         let problem = r.problem.as_deref();
+        if let (None, false, Some(i)) = (self.load.stalled, self.load.stopped, self.load.tail)
+            && self.anomalies[i].current.segment != at.segment
+        {
+            self.load.stalled = Some(i);
+        }
         // A skipped value (Kafka 4.3 and later) neither stops the load nor is read.
         let skipped_value = matches!(problem, Some(RecordProblem::ValueVersion { .. }))
             && self.value_versions_skipped;
@@ -533,14 +544,21 @@ impl HistoryChecker {
 
     /// At the end of a copy: `TransactionStateManager.loadTransactionMetadata` moves its
     /// read position past a batch only when the batch holds a record of the current key
-    /// version, and reads again from there while a read returns bytes. When the log ends
-    /// with batches holding only records of other key versions (and no record the load
-    /// fails on came before), the same read returns them forever: the load never
-    /// completes. The first of those records' anomaly becomes
+    /// version, and reads again from there while a read returns bytes; a read returns the
+    /// batches of one segment (`LocalLog.read`). When a segment (the log's last one, or one
+    /// a later segment follows) ends with batches holding only records of other key
+    /// versions (and no record the load fails on came before), the same read returns them
+    /// forever: the load never completes. The first of those records' anomaly becomes
     /// [`AnomalyKind::LoadNeverCompletes`] — unless a batch whose records were not read
     /// (`unread`) may follow it.
     pub fn settle_load(&mut self, unread: &[UnreadBatch]) {
-        if let (Some(i), false) = (self.load.tail.take(), self.load.stopped) {
+        let tail = self.load.tail.take();
+        let stall = match self.load.stalled.take() {
+            Some(i) => Some(i),
+            None if !self.load.stopped => tail,
+            None => None,
+        };
+        if let Some(i) = stall {
             let offset = self.anomalies[i].current.source.offset;
             if !unread.iter().any(|u| u.may_follow(offset)) {
                 self.anomalies[i].kind = AnomalyKind::LoadNeverCompletes;
