@@ -127,7 +127,12 @@ pub fn check(
         if let Some(f) = sized.and_then(|(t, bytes)| txn_index::hidden(up, s, t, bytes, "object")) {
             out.push(f);
         }
-        out.extend(txn_index::incomplete(up, s, aborts, IndexHeld::Object(txn_index.map(PathBuf::as_path))));
+        out.extend(txn_index::incomplete(
+            up,
+            s,
+            aborts,
+            IndexHeld::Object(txn_index.map(PathBuf::as_path)),
+        ));
     }
     out
 }
@@ -160,9 +165,17 @@ fn check_aiven(
     let hidden = (m.txn_index_size)
         .and_then(|n| txn_index::hidden(up, s, manifest, n.into(), what))
         .into_iter()
-        .chain(txn_index::incomplete(up, s, aborts, IndexHeld::Counted(manifest, m.txn_index_size)));
+        .chain(txn_index::incomplete(
+            up,
+            s,
+            aborts,
+            IndexHeld::Counted(manifest, m.txn_index_size),
+        ));
     if m.encrypted {
-        return [encrypted_finding(up, s, log, &m)].into_iter().chain(hidden).collect();
+        return [encrypted_finding(up, s, log, &m)]
+            .into_iter()
+            .chain(hidden)
+            .collect();
     }
     // The segment's size is the original size the manifest declares (the rebuild stops at
     // the metadata's).

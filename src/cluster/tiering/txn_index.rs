@@ -218,7 +218,11 @@ pub(super) fn incomplete(
         expected.len(),
     );
     // By count, the finding stands at the segment's first aborted transaction's marker.
-    let at = if counted { expected[0].last_offset } else { first.last_offset };
+    let at = if counted {
+        expected[0].last_offset
+    } else {
+        first.last_offset
+    };
     let evidence = Incomplete {
         segment: SegmentEvidence::of(s),
         file: file.map(|f| f.display().to_string()),
