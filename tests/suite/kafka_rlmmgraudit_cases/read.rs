@@ -70,14 +70,7 @@ fn object_without_the_fetched_batch_is_a_mismatch() {
 fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
     use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
     let build = |flag: bool, entries: &[AbortedTxn]| {
-        let mut t = history();
-        let mut seg = t.remote_segment(0);
-        seg.txn_index_empty = Some(flag);
-        let r = t.copy_started_as(seg, 0);
-        t.copy_finished(r);
-        t.copy(1);
-        t.local_from(2);
-        t.log_start(0);
+        let t = flagged(flag);
         let bytes = encode_txn_index(entries);
         check(vec![t], move |d| {
             let object = d
@@ -91,12 +84,7 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
             std::fs::write(object, bytes).unwrap();
         })
     };
-    let aborted = [AbortedTxn {
-        producer_id: 7,
-        first_offset: 2,
-        last_offset: 4,
-        last_stable_offset: 2,
-    }];
+    let aborted = one_aborted();
     let c = build(true, &aborted);
     assert_eq!(metadata(&c), vec![]);
     assert_eq!(
@@ -138,15 +126,7 @@ fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
     use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
     let build = |flag: bool, entries: &[AbortedTxn], encryption: bool| {
         let dir = tempfile::tempdir().unwrap();
-        let mut t = history();
-        let mut seg = t.remote_segment(0);
-        seg.txn_index_empty = Some(flag);
-        let r = t.copy_started_as(seg, 0);
-        t.copy_finished(r);
-        t.copy(1);
-        t.local_from(2);
-        t.log_start(0);
-        let mut m = t.write(dir.path()).unwrap();
+        let mut m = flagged(flag).write(dir.path()).unwrap();
         let object = m.remote_partition_dir.join(format!(
             "{:020}-{}.txnindex",
             0,
@@ -164,12 +144,7 @@ fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
         m.remote_root = dir.path().join("remote");
         check_written(dir, vec![m])
     };
-    let aborted = [AbortedTxn {
-        producer_id: 7,
-        first_offset: 2,
-        last_offset: 4,
-        last_stable_offset: 2,
-    }];
+    let aborted = one_aborted();
     let c = build(true, &aborted, false);
     assert_eq!(metadata(&c), vec![]);
     assert_eq!(
@@ -198,4 +173,28 @@ fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
         );
         assert_eq!(metadata(&c), vec![]);
     }
+}
+
+/// `orders-0`'s copy [0,…] flagged `TxnIndexEmpty=flag`, the next copied, the local log
+/// from the third segment.
+fn flagged(flag: bool) -> klogscan::testkit::remote_log::TieredLog {
+    let mut t = history();
+    let mut seg = t.remote_segment(0);
+    seg.txn_index_empty = Some(flag);
+    let r = t.copy_started_as(seg, 0);
+    t.copy_finished(r);
+    t.copy(1);
+    t.local_from(2);
+    t.log_start(0);
+    t
+}
+
+/// One aborted transaction's index entry.
+fn one_aborted() -> [klogscan::testkit::files::AbortedTxn; 1] {
+    [klogscan::testkit::files::AbortedTxn {
+        producer_id: 7,
+        first_offset: 2,
+        last_offset: 4,
+        last_stable_offset: 2,
+    }]
 }

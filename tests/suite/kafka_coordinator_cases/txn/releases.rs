@@ -34,6 +34,13 @@ fn ending_in_unknown_keys(level: Option<i16>) -> tempfile::TempDir {
     p.append(Batch::new(Producer::PLAIN).record(Rec::kv(k, v.unwrap())));
     p.append(Batch::new(Producer::PLAIN).record(unknown()));
     p.append(Batch::new(Producer::PLAIN).record(unknown()));
+    in_cluster(&d, p, level);
+    d
+}
+
+/// Write `p` into broker 1's log dir `data` (cluster `c1`) under `d`; with `level`, its
+/// KRaft metadata log finalizing that `metadata.version`.
+fn in_cluster(d: &tempfile::TempDir, p: PartitionBuilder, level: Option<i16>) {
     let ld = d.path().join("data");
     LogDirBuilder::new(1)
         .cluster_id("c1")
@@ -48,7 +55,6 @@ fn ending_in_unknown_keys(level: Option<i16>) -> tempfile::TempDir {
         }]);
         m.write(&ld).unwrap();
     }
-    d
 }
 
 /// KAFKA-17941 (apache/kafka PR #17688, in Kafka 4.0.0; PR #20529 on the 3.9 branch):
@@ -112,20 +118,7 @@ fn with_an_unknown_value_version(level: Option<i16>) -> tempfile::TempDir {
         b = b.record(Rec::kv(k, v.unwrap()));
     }
     p.append(b);
-    let ld = d.path().join("data");
-    LogDirBuilder::new(1)
-        .cluster_id("c1")
-        .partition(p)
-        .write(&ld)
-        .unwrap();
-    if let Some(level) = level {
-        let mut m = MetadataLogBuilder::new(T);
-        m.batch(&[MetaRecord::FeatureLevel {
-            name: "metadata.version".into(),
-            feature_level: level,
-        }]);
-        m.write(&ld).unwrap();
-    }
+    in_cluster(&d, p, level);
     d
 }
 
