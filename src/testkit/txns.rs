@@ -18,6 +18,9 @@
 //! ```
 
 use super::scenario::{Batch, DEFAULT_START_MS, PartitionBuilder, Producer, Rec};
+use super::txnlog::{TxnValue, key, state};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Records a transaction writes on one partition instead of generated ones, with a fixed
 /// base sequence when given: a transactional offset commit in `__consumer_offsets`, which
@@ -29,9 +32,6 @@ pub struct Payload {
     pub records: Vec<Rec>,
     pub base_sequence: Option<i32>,
 }
-use super::txnlog::{TxnValue, key, state};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// A partition, as `(topic, partition)`.
 pub type Tp = (&'static str, i32);
