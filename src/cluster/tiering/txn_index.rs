@@ -158,7 +158,8 @@ pub(super) fn incomplete(
         IndexHeld::Object(Some(path)) => {
             let bytes = read_small(path)?;
             let index = TxnIndex::new(&bytes, s.start_offset);
-            let has: Vec<(i64, i64)> = (index.entries())
+            // (a set: an index of many aborts would make a list's lookups quadratic)
+            let has: std::collections::HashSet<(i64, i64)> = (index.entries())
                 .map(|e| (e.producer_id, e.last_offset))
                 .collect();
             let missing = (expected.iter().copied())
