@@ -190,6 +190,20 @@ pub fn write_aiven(
     Ok(keys)
 }
 
+/// Replace `m`'s `LocalTieredStorage` files by the plugin's objects of the same segments,
+/// at the same root (what a run given that root as `--remote-storage` then reads): the
+/// keys written.
+pub fn replace_local_tiered(
+    m: &TieredManifest,
+    layout: &AivenLayout,
+) -> std::io::Result<Vec<String>> {
+    let bucket = m.remote_root.with_extension("aiven");
+    let keys = write_aiven(m, &bucket, layout)?;
+    std::fs::remove_dir_all(&m.remote_root)?;
+    std::fs::rename(&bucket, &m.remote_root)?;
+    Ok(keys)
+}
+
 /// The manifest of a segment of `data` in chunks of `sizes`, its indexes (offset,
 /// timestamp, producer snapshot, leader epochs, transaction) at `places` in the `.indexes`
 /// object.

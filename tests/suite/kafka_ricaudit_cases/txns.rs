@@ -329,7 +329,7 @@ fn abort_marker_in_a_remote_segment_without_its_transaction_index() {
 #[test]
 fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
     use crate::kafka_quiet_tiered_cases::check_written;
-    use klogscan::testkit::aiven::{AivenLayout, write_aiven};
+    use klogscan::testkit::aiven::{AivenLayout, replace_local_tiered};
     for lost in [true, false] {
         let dir = tempfile::tempdir().unwrap();
         let mut t = TieredLog::new(delayed(true));
@@ -338,16 +338,12 @@ fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
         }
         t.local_from(5);
         t.log_start(0);
-        let mut m = t.write(dir.path()).unwrap();
+        let m = t.write(dir.path()).unwrap();
         assert_eq!(uploaded_txn_indexes(dir.path(), delayed(true), 5), 1);
         if lost {
             std::fs::remove_file(object(dir.path(), 4, 5, "txnindex")).unwrap();
         }
-        let bucket = dir.path().join("bucket");
-        write_aiven(&m, &bucket, &AivenLayout::default()).unwrap();
-        std::fs::remove_dir_all(&m.remote_root).unwrap();
-        std::fs::rename(&bucket, &m.remote_root).unwrap();
-        m.remote_root = dir.path().join("remote");
+        replace_local_tiered(&m, &AivenLayout::default()).unwrap();
         let c = check_written(dir, vec![m]);
         let v: Vec<_> = (c.remote.findings.iter())
             .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)

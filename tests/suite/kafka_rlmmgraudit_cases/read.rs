@@ -122,26 +122,22 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
 /// an empty transaction index.
 #[test]
 fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
-    use klogscan::testkit::aiven::{AivenLayout, write_aiven};
+    use klogscan::testkit::aiven::{AivenLayout, replace_local_tiered};
     use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
     let build = |flag: bool, entries: &[AbortedTxn], encryption: bool| {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = flagged(flag).write(dir.path()).unwrap();
+        let m = flagged(flag).write(dir.path()).unwrap();
         let object = m.remote_partition_dir.join(format!(
             "{:020}-{}.txnindex",
             0,
             uuid_text(&segment_uuid(1))
         ));
         std::fs::write(object, encode_txn_index(entries)).unwrap();
-        let bucket = dir.path().join("bucket");
         let layout = AivenLayout {
             encryption,
             ..AivenLayout::default()
         };
-        write_aiven(&m, &bucket, &layout).unwrap();
-        std::fs::remove_dir_all(&m.remote_root).unwrap();
-        std::fs::rename(&bucket, &m.remote_root).unwrap();
-        m.remote_root = dir.path().join("remote");
+        replace_local_tiered(&m, &layout).unwrap();
         check_written(dir, vec![m])
     };
     let aborted = one_aborted();
