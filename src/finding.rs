@@ -344,6 +344,9 @@ kinds! {
     /// A remote segment whose transaction index lacks aborted transactions its ABORT
     /// markers end (read_committed remote fetches serve their records).
     RemoteTxnIndexIncomplete = "remote_txn_index_incomplete", Error;
+    /// A remote segment whose transaction index holds entries ending at no ABORT marker of
+    /// their producer (read_committed remote fetches skip that producer's committed records).
+    RemoteTxnIndexExtra = "remote_txn_index_extra", Error;
     /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize (or,
     /// a snapshot record, cannot ask for its user partition).
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;

@@ -308,3 +308,44 @@ fn merge_warns_when_a_replicas_metadata_was_on_another_broker() {
     );
     assert!(merged.warnings[0].contains("not replayed at collect"));
 }
+
+/// A committed transaction of producer 7 (its data at 0, its COMMIT at 1, one segment
+/// each, both remote) whose COMMIT segment's transaction index object says it aborted:
+/// `remote_txn_index_extra` (error), from the replay of the remote history at the collect
+/// and the object read at the merge — the merged JSON is the scan's.
+#[test]
+fn merge_judges_a_remote_index_entry_at_a_commit_marker_as_scan_does() {
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let p7 = Producer::transactional(7, 0);
+    let mut p = PartitionBuilder::new("orders", 0)
+        .leader_epoch(0)
+        .time_step(1000);
+    p.append(Batch::new(p7).records(2));
+    p.roll();
+    p.commit(p7, 0);
+    p.roll();
+    p.append(Batch::new(Producer::PLAIN).values(["z"]));
+    let mut t = TieredLog::new(p);
+    t.copy(0);
+    t.copy(1);
+    t.local_from(2);
+    t.log_start(0);
+    let d = tempfile::tempdir().unwrap();
+    let m = t.write(d.path()).unwrap();
+    let entry = AbortedTxn {
+        producer_id: 7,
+        first_offset: 0,
+        last_offset: 2,
+        last_stable_offset: 3,
+    };
+    let object = crate::kafka_ricaudit_cases::object(d.path(), 2, 2, "txnindex");
+    std::fs::write(object, encode_txn_index(&[entry])).unwrap();
+    let (scanned, a, b) = scan_and_merge(&m);
+    let extra: Vec<_> = (scanned.findings.iter())
+        .filter(|f| f.kind == Kind::RemoteTxnIndexExtra)
+        .collect();
+    assert_eq!(extra.len(), 1, "{:#?}", scanned.findings);
+    assert_eq!(extra[0].offset, Some(2));
+    assert_eq!(extra[0].evidence["committed_transactions_hidden"], 1);
+    assert_same("extra remote index entry", &a, &b);
+}

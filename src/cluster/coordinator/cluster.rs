@@ -168,9 +168,15 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             } else {
                 p.compacted
             },
-            txns: (p.carried.outcome.get_mut())
-                .map(|o| std::mem::take(&mut o.txns))
-                .unwrap_or_default(),
+            // Moved to the join, except where the tiering check reads them after it: a
+            // partition whose scan replayed its remote history (`remote_txn_index_extra`
+            // holds its remote segments' indexes against their markers).
+            txns: match p.tiered.as_ref().is_some_and(|t| t.replayed.is_some()) {
+                true => p.outcome().txns.clone(),
+                false => (p.carried.outcome.get_mut())
+                    .map(|o| std::mem::take(&mut o.txns))
+                    .unwrap_or_default(),
+            },
             first_txn_batches: (p.carried.outcome.get_mut())
                 .map(|o| std::mem::take(&mut o.first_txn_batches).into())
                 .unwrap_or_default(),

@@ -23,6 +23,7 @@ pub mod prepare;
 pub mod replay;
 pub mod snapshot;
 pub mod storage;
+pub mod txn_extra;
 pub mod txn_index;
 
 use crate::cluster::epoch_file;
@@ -367,6 +368,7 @@ fn remote_aborts<'r>(
             first_offset: done.first_offset?,
             last_offset: done.last_offset?,
             aborted: &r.carried.outcome.aborted,
+            txns: &r.carried.outcome.txns,
         })
     })
 }

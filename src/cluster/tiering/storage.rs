@@ -127,7 +127,7 @@ pub fn check(
         if let Some(f) = sized.and_then(|(t, bytes)| txn_index::hidden(up, s, t, bytes, "object")) {
             out.push(f);
         }
-        out.extend(txn_index::incomplete(
+        out.extend(txn_index::judge(
             up,
             s,
             aborts,
@@ -165,7 +165,7 @@ fn check_aiven(
     let hidden = (m.txn_index_size)
         .and_then(|n| txn_index::hidden(up, s, manifest, n.into(), what))
         .into_iter()
-        .chain(txn_index::incomplete(
+        .chain(txn_index::judge(
             up,
             s,
             aborts,

@@ -1,7 +1,8 @@
 //! A finished remote segment's transaction index, against its metadata's `TxnIndexEmpty`
 //! flag (`remote_txn_index_hidden`) and against the aborted transactions whose ABORT
 //! markers the replay of the remote history read in the segment
-//! (`remote_txn_index_incomplete`). Both decide what a read_committed fetch served from
+//! (`remote_txn_index_incomplete`), and whether each of its entries ends at an ABORT marker
+//! of its producer (`remote_txn_index_extra`). All decide what a read_committed fetch served from
 //! remote storage filters: `RemoteLogManager.collectAbortedTransactions` takes the aborted
 //! transactions from the fetched segment's index and the later segments'
 //! (`RemoteLogMetadataCache.nextSegmentWithTxnIndex`), through `RemoteIndexCache`, which
@@ -12,6 +13,7 @@ use super::checks::SegmentEvidence;
 use super::replay::{RemoteSegment, UserPartition};
 use crate::finding::{Finding, Kind};
 use crate::partition::state::AbortedTxn;
+use crate::partition::state::txnrec::TxnRecord;
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::index::TxnIndex;
 use serde::Serialize;
@@ -91,19 +93,57 @@ pub struct RemoteAborts<'a> {
     pub first_offset: i64,
     pub last_offset: i64,
     pub aborted: &'a [AbortedTxn],
+    /// Every transaction that replay closed or left open, with its marker's offset and
+    /// type ([`crate::partition::state::ReplayOutcome::txns`]).
+    pub txns: &'a [TxnRecord],
 }
 
 impl RemoteAborts<'_> {
+    /// The replay read all of `s`.
+    fn covers(&self, s: &RemoteSegment) -> bool {
+        self.first_offset <= s.start_offset && s.end_offset <= self.last_offset
+    }
+
     /// The aborted transactions whose ABORT marker lies in `s`, when the replay read all
     /// of `s`; `None` when it did not.
     fn of(&self, s: &RemoteSegment) -> Option<Vec<&AbortedTxn>> {
-        let covered = self.first_offset <= s.start_offset && s.end_offset <= self.last_offset;
-        covered.then(|| {
+        self.covers(s).then(|| {
             (self.aborted.iter())
                 .filter(|a| (s.start_offset..=s.end_offset).contains(&a.last_offset))
                 .collect()
         })
     }
+}
+
+/// The checks of a finished remote segment's transaction index against the replay of the
+/// remote history, when that replay read the whole segment: `remote_txn_index_incomplete`
+/// ([`incomplete`]), then `remote_txn_index_extra` ([`super::txn_extra::extra`]; entries of
+/// an index object only — a count stated by a manifest names none). The object is read
+/// once; one too large to read whole is judged by neither.
+pub(super) fn judge(
+    up: &UserPartition,
+    s: &RemoteSegment,
+    aborts: Option<&RemoteAborts<'_>>,
+    held: IndexHeld<'_>,
+) -> Vec<Finding> {
+    let Some(aborts) = aborts.filter(|a| a.covers(s)) else {
+        return Vec::new();
+    };
+    let bytes = match held {
+        IndexHeld::Object(Some(path)) => match read_small(path) {
+            Some(b) => Some(b),
+            None => return Vec::new(),
+        },
+        _ => None,
+    };
+    let index = bytes.as_deref().map(|b| TxnIndex::new(b, s.start_offset));
+    let mut out: Vec<Finding> = incomplete(up, s, aborts, &held, index.as_ref())
+        .into_iter()
+        .collect();
+    if let (IndexHeld::Object(Some(path)), Some(index)) = (&held, &index) {
+        out.extend(super::txn_extra::extra(up, s, aborts, path, index));
+    }
+    out
 }
 
 /// What a segment's transaction index holds, as far as it can be read.
@@ -140,24 +180,25 @@ struct Expected {
 /// `LogSegment.updateTxnIndex` appended to the local segment's index, which
 /// `RemoteLogManager.copyLogSegment` uploads (`LogSegmentData.transactionIndex`) — and
 /// the segment's index holds fewer: a read_committed fetch from remote storage is not told
-/// those transactions aborted and delivers their records. Entries the index has beyond the
-/// replay's are not judged (a transaction begun before the replayed history has an entry
-/// the replay cannot expect).
-pub(super) fn incomplete(
+/// those transactions aborted and delivers their records. The index's other entries are
+/// [`super::txn_extra::extra`]'s (an entry at an ABORT marker of its producer whose
+/// transaction began before the replayed history is one the replay cannot expect, and is
+/// right). `index`: the object's entries, read by [`judge`].
+fn incomplete(
     up: &UserPartition,
     s: &RemoteSegment,
-    aborts: Option<&RemoteAborts<'_>>,
-    held: IndexHeld<'_>,
+    aborts: &RemoteAborts<'_>,
+    held: &IndexHeld<'_>,
+    index: Option<&TxnIndex<'_>>,
 ) -> Option<Finding> {
-    let expected = aborts?.of(s)?;
+    let expected = aborts.of(s)?;
     if expected.is_empty() {
         return None;
     }
-    let (file, entries, missing): (Option<&Path>, Option<u64>, Vec<&AbortedTxn>) = match held {
+    let (file, entries, missing): (Option<&Path>, Option<u64>, Vec<&AbortedTxn>) = match *held {
         IndexHeld::Object(None) => (None, Some(0), expected.clone()),
         IndexHeld::Object(Some(path)) => {
-            let bytes = read_small(path)?;
-            let index = TxnIndex::new(&bytes, s.start_offset);
+            let index = index?;
             // (a set: an index of many aborts would make a list's lookups quadratic)
             let has: std::collections::HashSet<(i64, i64)> = (index.entries())
                 .map(|e| (e.producer_id, e.last_offset))
@@ -176,7 +217,7 @@ pub(super) fn incomplete(
     if missing.is_empty() {
         return None;
     }
-    let counted = matches!(held, IndexHeld::Counted(..));
+    let counted = matches!(*held, IndexHeld::Counted(..));
     let list = |v: &[&AbortedTxn]| -> Vec<Expected> {
         (v.iter().take(super::corrupt::LISTED))
             .map(|a| Expected {

@@ -302,9 +302,22 @@ fn abort_marker_in_a_remote_segment_without_its_transaction_index() {
             },
         );
         assert_eq!(txns(&c, true), (1, 1, 0), "{what}");
-        let v: Vec<_> = (c.remote.findings.iter())
+        let mut v: Vec<_> = (c.remote.findings.iter())
             .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)
             .collect();
+        if what == "other" {
+            // The entry of producer 8 at 4, where 8 has no marker, hides 8's committed
+            // transaction from 0 (x at 3): `remote_txn_index_extra`.
+            assert_eq!(v.len(), 2, "{what}: {v:#?}");
+            let extra = v.pop().unwrap();
+            assert_eq!(extra.kind, Kind::RemoteTxnIndexExtra);
+            assert_eq!(extra.severity, Severity::Error);
+            assert_eq!(extra.evidence["committed_transactions_hidden"], 1);
+            assert_eq!(
+                extra.evidence["entries"][0]["marker_at_last_offset"],
+                "none"
+            );
+        }
         assert_eq!(v.len(), 1, "{what}: {v:#?}");
         assert_eq!(v[0].kind, Kind::RemoteTxnIndexIncomplete, "{what}");
         assert_eq!(v[0].offset, Some(4), "{what}");
@@ -359,5 +372,81 @@ fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
         assert_eq!(v[0].evidence["missing_count"], 1);
         assert!(v[0].message.contains("at least 1"), "{}", v[0].message);
         assert!(v[0].segment.as_deref().unwrap().ends_with(".rsm-manifest"));
+    }
+}
+
+/// `testBasicTransactions`'s partition (an aborted transaction of producer 7 from 0, its
+/// ABORT at 1, a committed one from 2, its COMMIT at 3), then a plain batch; the four
+/// transactional segments copied. The COMMIT's segment [3,3] is given a transaction index
+/// entry `(7, 2, 3, 4)`, as if the commit had aborted: `RemoteLogManager.
+/// collectAbortedTransactions` hands it to a read_committed fetch from remote storage, the
+/// consumer (`CompletedFetch.nextFetchedRecord`) counts producer 7 aborted from 2 and skips
+/// its committed batch at 2 (the COMMIT marker does not end that). klogscan:
+/// `remote_txn_index_extra`, an error at 3, the COMMIT named, one committed transaction
+/// hidden. Near misses: an entry of producer 9, which wrote nothing, at 3 — wrong but hiding
+/// no committed transaction the replay read: a warning; an entry ending at 1 (another
+/// segment's ABORT) in [3,3]'s index — not judged there; the index as uploaded (none for
+/// [3,3]) — quiet; and nothing without `--remote-storage`.
+#[test]
+fn a_remote_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
+    let history = || {
+        let mut p = basic(true);
+        p.roll();
+        p.append(Batch::new(Producer::PLAIN).values(["z"]));
+        p
+    };
+    let entry = |producer_id, first_offset, last_offset| AbortedTxn {
+        producer_id,
+        first_offset,
+        last_offset,
+        last_stable_offset: last_offset + 1,
+    };
+    let cases = [
+        ("commit", Some(entry(7, 2, 3)), Some(Severity::Error)),
+        (
+            "unknown producer",
+            Some(entry(9, 2, 3)),
+            Some(Severity::Warning),
+        ),
+        ("another segment's", Some(entry(7, 0, 1)), None),
+        ("as uploaded", None, None),
+    ];
+    for (what, e, want) in cases {
+        let c = tiered(history, 4, 1, |d| {
+            if let Some(e) = e {
+                std::fs::write(object(d, 3, 4, "txnindex"), encode_txn_index(&[e])).unwrap();
+            }
+        });
+        assert_eq!(txns(&c, true), (1, 1, 0), "{what}");
+        assert!(
+            !c.scan
+                .findings
+                .iter()
+                .any(|f| f.kind.id().starts_with("remote_txn")),
+            "{what}: without --remote-storage"
+        );
+        let v: Vec<_> = (c.remote.findings.iter())
+            .filter(|f| f.kind.id().starts_with("remote_") && f.severity >= Severity::Warning)
+            .collect();
+        let Some(severity) = want else {
+            assert!(v.is_empty(), "{what}: {v:#?}");
+            continue;
+        };
+        assert_eq!(v.len(), 1, "{what}: {v:#?}");
+        assert_eq!(v[0].kind, Kind::RemoteTxnIndexExtra, "{what}");
+        assert_eq!(v[0].severity, severity, "{what}");
+        assert_eq!(v[0].offset, Some(3), "{what}");
+        assert_eq!(v[0].evidence["extra_count"], 1, "{what}");
+        let first = &v[0].evidence["entries"][0];
+        let (marker, hidden) = match severity {
+            Severity::Error => ("commit", 1),
+            _ => ("none", 0),
+        };
+        assert_eq!(first["marker_at_last_offset"], marker, "{what}");
+        assert_eq!(first["committed_transactions_hidden"], hidden, "{what}");
+        assert_eq!(
+            v[0].evidence["committed_transactions_hidden"], hidden,
+            "{what}"
+        );
     }
 }

@@ -58,6 +58,7 @@ const STORAGE: &[Kind] = &[
     Kind::RemoteSegmentUnreadable,
     Kind::RemoteTxnIndexHidden,
     Kind::RemoteTxnIndexIncomplete,
+    Kind::RemoteTxnIndexExtra,
 ];
 
 /// `(kind, offset, severity)` of the tiered-storage findings among `fs`, sorted.

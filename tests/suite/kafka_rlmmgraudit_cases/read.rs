@@ -87,9 +87,12 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
     let aborted = one_aborted();
     let c = build(true, &aborted);
     assert_eq!(metadata(&c), vec![]);
+    // The entry ends at 4, where this history holds no ABORT marker of producer 7: that is
+    // `remote_txn_index_extra` too (a warning: 7 wrote no committed transaction there).
+    let extra = (Kind::RemoteTxnIndexExtra, 4, Severity::Warning);
     assert_eq!(
         storage(&c),
-        vec![(Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
+        vec![extra, (Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
     );
     let f = (c.remote.findings.iter())
         .find(|f| f.kind == Kind::RemoteTxnIndexHidden)
@@ -103,12 +106,12 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
     // near misses
     for (flag, entries) in [(false, &aborted[..]), (true, &[][..])] {
         let c = build(flag, entries);
-        assert_eq!(
-            storage(&c),
-            vec![],
-            "flag {flag}, {} entries",
-            entries.len()
-        );
+        let want = if entries.is_empty() {
+            vec![]
+        } else {
+            vec![extra]
+        };
+        assert_eq!(storage(&c), want, "flag {flag}, {} entries", entries.len());
         assert_eq!(metadata(&c), vec![]);
     }
 }
