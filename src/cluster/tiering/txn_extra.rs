@@ -22,7 +22,7 @@ use crate::partition::state::txnrec::TxnEnd;
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::index::TxnIndex;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 #[derive(Serialize)]
@@ -74,6 +74,25 @@ pub(super) fn extra(
             .collect()
     };
     let (aborted, committed) = (markers(TxnEnd::Abort), markers(TxnEnd::Commit));
+    // Each producer's committed transactions with data, as (first, last data offset) by
+    // first offset: one producer's transactions follow each other, so both ends ascend and
+    // the ones meeting a range are counted by two binary searches (an index of a million
+    // entries against many transactions stays linear-logarithmic).
+    let mut by_producer: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
+    for t in (aborts.txns.iter()).filter(|t| t.end == TxnEnd::Commit && !t.is_empty()) {
+        (by_producer.entry(t.producer_id).or_default()).push((t.first_offset, t.last_data_offset));
+    }
+    for v in by_producer.values_mut() {
+        v.sort_unstable();
+    }
+    let meeting = |producer: i64, first: i64, last: i64| -> u64 {
+        let Some(v) = by_producer.get(&producer) else {
+            return 0;
+        };
+        let upto = v.partition_point(|&(f, _)| f <= last);
+        let before = v.partition_point(|&(_, l)| l < first);
+        upto.saturating_sub(before) as u64
+    };
     let mut entries = Vec::new();
     let mut extra_count = 0;
     let mut hidden_total = 0u64;
@@ -82,15 +101,7 @@ pub(super) fn extra(
         if !inside(e.last_offset) || aborted.contains(&at) {
             continue;
         }
-        let hidden: u64 = (aborts.txns.iter())
-            .filter(|t| {
-                t.producer_id == e.producer_id
-                    && t.end == TxnEnd::Commit
-                    && !t.is_empty()
-                    && t.first_offset <= e.last_offset
-                    && t.last_data_offset >= e.first_offset
-            })
-            .count() as u64;
+        let hidden = meeting(e.producer_id, e.first_offset, e.last_offset);
         extra_count += 1;
         hidden_total += hidden;
         if entries.len() < super::corrupt::LISTED {
