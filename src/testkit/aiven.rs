@@ -160,8 +160,8 @@ pub fn write_aiven(
         }
         std::fs::write(at(".log"), &object)?;
         // Every index of the segment in one object, each at the position the manifest
-        // states with its own size (`SegmentIndexesV1Builder`); the transaction index only
-        // when the copy had one (`LogSegmentData.transactionIndex`).
+        // states with its stored size (`SegmentIndexesV1Builder`); the transaction index
+        // only when the copy had one (`LogSegmentData.transactionIndex`).
         let mut indexes = Vec::new();
         let mut places = Vec::new();
         for ext in [
@@ -176,7 +176,17 @@ pub fn write_aiven(
                 places.push(None);
                 continue;
             }
-            let bytes = bytes.unwrap_or_default();
+            let mut bytes = bytes.unwrap_or_default();
+            if layout.encryption {
+                // Each index encrypted on its own (`RemoteStorageManager.transformIndex`,
+                // never compressed): the same stand-in for AES-GCM as the chunks.
+                bytes = [
+                    vec![0x11; 12],
+                    bytes.iter().map(|b| b ^ 0xa5).collect(),
+                    vec![0; 16],
+                ]
+                .concat();
+            }
             places.push(Some((indexes.len(), bytes.len())));
             indexes.extend(bytes);
         }

@@ -147,11 +147,16 @@ pub struct SegmentManifest {
     /// Chunks are encrypted (`encryption` present).
     pub encrypted: bool,
     /// The size of the segment's transaction index inside its `.indexes` object
-    /// (`segmentIndexes.transaction.size`, the index's own bytes before the object's
-    /// compression or encryption: `SegmentIndexesV1Builder` adds each index's original
-    /// size); `None` when the manifest has none (`transaction` null: the copy was given no
-    /// transaction index) or states none readable.
+    /// (`segmentIndexes.transaction.size`): the plugin never compresses an index
+    /// (`RemoteStorageManager.transformIndex`), so this is the index's own bytes, plus the
+    /// cipher's IV and tag (28 bytes with AES-GCM, fewer than one 34-byte entry) when the
+    /// segment is encrypted, and one byte more from plugin versions whose chunk range ended
+    /// one past its last byte; `None` when the manifest has none (`transaction` null: the
+    /// copy was given no transaction index) or states none readable.
     pub txn_index_size: Option<u32>,
+    /// Where that index starts in the `.indexes` object
+    /// (`segmentIndexes.transaction.position`).
+    pub txn_index_position: Option<u32>,
 }
 
 fn int_field(v: &Value, name: &str) -> Result<u32, AivenError> {
@@ -214,11 +219,14 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<SegmentManifest, AivenError> {
         .and_then(Value::as_bool)
         .ok_or(AivenError("missing compression".into()))?;
     let encrypted = v.get("encryption").is_some_and(|e| !e.is_null());
-    let txn_index_size = (v.get("segmentIndexes"))
-        .and_then(|i| i.get("transaction"))
-        .and_then(|t| t.get("size"))
-        .and_then(Value::as_i64)
-        .and_then(|n| u32::try_from(n).ok());
+    let txn_index = |field: &str| {
+        (v.get("segmentIndexes"))
+            .and_then(|i| i.get("transaction"))
+            .and_then(|t| t.get(field))
+            .and_then(Value::as_i64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let (txn_index_size, txn_index_position) = (txn_index("size"), txn_index("position"));
     Ok(SegmentManifest {
         chunk_index: ChunkIndex {
             original_chunk_size,
@@ -228,6 +236,7 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<SegmentManifest, AivenError> {
         compression,
         encrypted,
         txn_index_size,
+        txn_index_position,
     })
 }
 
@@ -446,11 +455,13 @@ mod tests {
             let text = format!(
                 r#"{{"version":"1","chunkIndex":{{"type":"fixed","originalChunkSize":10,"originalFileSize":5,"transformedChunkSize":10,"finalTransformedChunkSize":5}},"segmentIndexes":{{"offset":{{"position":0,"size":8}},"transaction":{transaction}}},"compression":false}}"#
             );
-            parse_manifest(text.as_bytes()).unwrap().txn_index_size
+            let m = parse_manifest(text.as_bytes()).unwrap();
+            (m.txn_index_position, m.txn_index_size)
         };
-        assert_eq!(with(r#"{"position":8,"size":34}"#), Some(34));
-        assert_eq!(with(r#"{"position":8,"size":0}"#), Some(0));
-        assert_eq!(with("null"), None);
-        assert_eq!(with(r#"{"position":8,"size":-1}"#), None);
+        assert_eq!(with(r#"{"position":8,"size":34}"#), (Some(8), Some(34)));
+        assert_eq!(with(r#"{"position":8,"size":0}"#), (Some(8), Some(0)));
+        assert_eq!(with("null"), (None, None));
+        assert_eq!(with(r#"{"position":8,"size":-1}"#), (Some(8), None));
+        assert_eq!(with(r#"{"position":-8,"size":34}"#), (None, Some(34)));
     }
 }

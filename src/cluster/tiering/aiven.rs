@@ -139,6 +139,31 @@ pub fn read_manifest(path: &Path) -> Result<SegmentManifest, String> {
     aiven::parse_manifest(&data).map_err(|e| e.to_string())
 }
 
+/// The transaction index of an unencrypted segment, read from its `.indexes` object at the
+/// place the manifest `m` states: the plugin stores each index untransformed unless the
+/// segment is encrypted (`RemoteStorageManager.transformIndex` never compresses) and
+/// `fetchIndex` reads exactly that range. `None`: encrypted, no index stated, a range
+/// beyond the object or above `max` bytes, or unreadable.
+pub fn read_txn_index(indexes: &Path, m: &SegmentManifest, max: u64) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    if m.encrypted {
+        return None;
+    }
+    let (position, size) = (
+        u64::from(m.txn_index_position?),
+        u64::from(m.txn_index_size?),
+    );
+    let len = std::fs::metadata(indexes).ok()?.len();
+    if size > max || position.checked_add(size)? > len {
+        return None;
+    }
+    let mut f = std::fs::File::open(indexes).ok()?;
+    f.seek(SeekFrom::Start(position)).ok()?;
+    let mut bytes = Vec::new();
+    f.take(size).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 == size).then_some(bytes)
+}
+
 /// Bytes copied at a time from a chunk into the rebuilt segment: what a rebuild holds of
 /// the segment at once, whatever its chunks' declared sizes.
 pub const COPY_BUF: usize = 64 << 10;
@@ -327,6 +352,7 @@ mod tests {
             compression: true,
             encrypted: false,
             txn_index_size: None,
+            txn_index_position: None,
         };
         (object, m)
     }

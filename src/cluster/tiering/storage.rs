@@ -165,12 +165,20 @@ fn check_aiven(
     let hidden = (m.txn_index_size)
         .and_then(|n| txn_index::hidden(up, s, manifest, n.into(), what))
         .into_iter()
-        .chain(txn_index::judge(
-            up,
-            s,
-            aborts,
-            IndexHeld::Counted(manifest, m.txn_index_size),
-        ));
+        .chain(txn_index::judge(up, s, aborts, {
+            // The index's entries where the `.indexes` object holds them untransformed,
+            // else their number from the manifest's size.
+            let read = (o.indexes.as_deref()).and_then(|i| {
+                Some((
+                    i,
+                    super::aiven::read_txn_index(i, &m, txn_index::MAX_TXN_INDEX_BYTES)?,
+                ))
+            });
+            match read {
+                Some((path, bytes)) => IndexHeld::Read(path, bytes),
+                None => IndexHeld::Counted(manifest, m.txn_index_size),
+            }
+        }));
     if m.encrypted {
         return [encrypted_finding(up, s, log, &m)]
             .into_iter()

@@ -25,7 +25,7 @@ pub(super) const ABORTED_TXN_BYTES: u64 = 34;
 
 /// The largest `.txnindex` object read whole to compare its entries (a million entries;
 /// a larger one is judged by nothing here).
-const MAX_TXN_INDEX_BYTES: u64 = 34 << 20;
+pub(super) const MAX_TXN_INDEX_BYTES: u64 = 34 << 20;
 
 #[derive(Serialize)]
 struct HiddenTxnIndex {
@@ -129,18 +129,19 @@ pub(super) fn judge(
     let Some(aborts) = aborts.filter(|a| a.covers(s)) else {
         return Vec::new();
     };
-    let bytes = match held {
+    let (file, bytes) = match &held {
         IndexHeld::Object(Some(path)) => match read_small(path) {
-            Some(b) => Some(b),
+            Some(b) => (Some(*path), Some(std::borrow::Cow::Owned(b))),
             None => return Vec::new(),
         },
-        _ => None,
+        IndexHeld::Read(path, b) => (Some(*path), Some(std::borrow::Cow::Borrowed(&b[..]))),
+        _ => (None, None),
     };
     let index = bytes.as_deref().map(|b| TxnIndex::new(b, s.start_offset));
     let mut out: Vec<Finding> = incomplete(up, s, aborts, &held, index.as_ref())
         .into_iter()
         .collect();
-    if let (IndexHeld::Object(Some(path)), Some(index)) = (&held, &index) {
+    if let (Some(path), Some(index)) = (file, &index) {
         out.extend(super::txn_extra::extra(up, s, aborts, path, index));
     }
     out
@@ -150,6 +151,10 @@ pub(super) fn judge(
 pub(super) enum IndexHeld<'a> {
     /// The `.txnindex` object (`LocalTieredStorage`), or none.
     Object(Option<&'a Path>),
+    /// The index's bytes as read from the Aiven plugin's `.indexes` object at the path
+    /// (an unencrypted segment's, at the place its manifest states:
+    /// [`super::aiven::read_txn_index`]).
+    Read(&'a Path, Vec<u8>),
     /// The entries' number, from the size the Aiven plugin's manifest at the path states
     /// (`None`: the manifest has no transaction index).
     Counted(&'a Path, Option<u32>),
@@ -197,7 +202,7 @@ fn incomplete(
     }
     let (file, entries, missing): (Option<&Path>, Option<u64>, Vec<&AbortedTxn>) = match *held {
         IndexHeld::Object(None) => (None, Some(0), expected.clone()),
-        IndexHeld::Object(Some(path)) => {
+        IndexHeld::Object(Some(path)) | IndexHeld::Read(path, _) => {
             let index = index?;
             // (a set: an index of many aborts would make a list's lookups quadratic)
             let has: std::collections::HashSet<(i64, i64)> = (index.entries())

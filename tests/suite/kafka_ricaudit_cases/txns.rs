@@ -450,3 +450,61 @@ fn a_remote_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
         );
     }
 }
+
+/// The same in the Aiven plugin's layout: the plugin stores each index of an unencrypted
+/// segment untransformed in the `.indexes` object, where its manifest says
+/// (`RemoteStorageManager.transformIndex`, `fetchIndex`), so the COMMIT segment's entry
+/// `(7, 2, 3, 4)` is read from there: `remote_txn_index_extra` (error) on the `.indexes`
+/// object. Near misses: the index as uploaded (quiet); the segment encrypted — its indexes
+/// are ciphertext, the entries unknown: not judged.
+#[test]
+fn an_aiven_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
+    use crate::kafka_quiet_tiered_cases::check_written;
+    use klogscan::testkit::aiven::{AivenLayout, replace_local_tiered};
+    let history = || {
+        let mut p = basic(true);
+        p.roll();
+        p.append(Batch::new(Producer::PLAIN).values(["z"]));
+        p
+    };
+    for (wrong, encryption) in [(true, false), (false, false), (true, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = TieredLog::new(history());
+        for i in 0..4 {
+            t.copy(i);
+        }
+        t.local_from(4);
+        t.log_start(0);
+        let m = t.write(dir.path()).unwrap();
+        if wrong {
+            let e = AbortedTxn {
+                producer_id: 7,
+                first_offset: 2,
+                last_offset: 3,
+                last_stable_offset: 4,
+            };
+            std::fs::write(object(dir.path(), 3, 4, "txnindex"), encode_txn_index(&[e])).unwrap();
+        }
+        let layout = AivenLayout {
+            encryption,
+            ..AivenLayout::default()
+        };
+        replace_local_tiered(&m, &layout).unwrap();
+        let c = check_written(dir, vec![m]);
+        let v: Vec<_> = (c.remote.findings.iter())
+            .filter(|f| f.kind == Kind::RemoteTxnIndexExtra)
+            .collect();
+        if !wrong || encryption {
+            assert!(
+                v.is_empty(),
+                "wrong {wrong}, encrypted {encryption}: {v:#?}"
+            );
+            continue;
+        }
+        assert_eq!(v.len(), 1, "{v:#?}");
+        assert_eq!(v[0].severity, Severity::Error);
+        assert_eq!(v[0].offset, Some(3));
+        assert_eq!(v[0].evidence["committed_transactions_hidden"], 1);
+        assert!(v[0].segment.as_deref().unwrap().ends_with(".indexes"));
+    }
+}

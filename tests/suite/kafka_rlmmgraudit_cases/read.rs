@@ -121,8 +121,8 @@ fn a_transaction_index_flagged_empty_over_aborted_transactions_is_named() {
 /// (`SegmentIndexesV1.transaction`: null when the copy was given no transaction index):
 /// `TxnIndexEmpty=true` over a manifest stating 34 bytes of transaction index is
 /// `remote_txn_index_hidden`, judged from the manifest (also for an encrypted segment, whose
-/// manifest states the index's own size). Near misses: the flag false; the flag true over
-/// an empty transaction index.
+/// manifest states the index's stored size: its bytes, the IV and the tag). Near misses:
+/// the flag false; the flag true over an empty transaction index.
 #[test]
 fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
     use klogscan::testkit::aiven::{AivenLayout, replace_local_tiered};
@@ -146,9 +146,19 @@ fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
     let aborted = one_aborted();
     let c = build(true, &aborted, false);
     assert_eq!(metadata(&c), vec![]);
+    // The unencrypted `.indexes` object's transaction index is read: its entry ends at 4,
+    // where no ABORT of producer 7 is (`remote_txn_index_extra`, as in the layout above).
+    let extra = (Kind::RemoteTxnIndexExtra, 4, Severity::Warning);
     assert_eq!(
         storage(&c),
-        vec![(Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
+        vec![extra, (Kind::RemoteTxnIndexHidden, 0, Severity::Error)]
+    );
+    let e = (c.remote.findings.iter())
+        .find(|f| f.kind == Kind::RemoteTxnIndexExtra)
+        .unwrap();
+    assert!(
+        e.segment.as_deref().unwrap().ends_with(".indexes"),
+        "{e:#?}"
     );
     let f = (c.remote.findings.iter())
         .find(|f| f.kind == Kind::RemoteTxnIndexHidden)
@@ -158,18 +168,26 @@ fn a_transaction_index_flagged_empty_in_an_aiven_manifest_is_named() {
         f.segment.as_deref().unwrap().ends_with(".rsm-manifest"),
         "{f:#?}"
     );
+    // Encrypted: the manifest states the stored size (34 + the IV and tag); the entries
+    // cannot be read, so only the flag is judged.
     let c = build(true, &aborted, true);
     let kinds: Vec<Kind> = storage(&c).into_iter().map(|(k, _, _)| k).collect();
     assert!(kinds.contains(&Kind::RemoteTxnIndexHidden), "{kinds:?}");
+    assert!(!kinds.contains(&Kind::RemoteTxnIndexExtra), "{kinds:?}");
+    let f = (c.remote.findings.iter())
+        .find(|f| f.kind == Kind::RemoteTxnIndexHidden)
+        .unwrap();
+    assert_eq!(f.evidence["txn_index_bytes"], 34 + 28);
+    assert_eq!(f.evidence["aborted_transactions"], 1);
     // near misses
     for (flag, entries) in [(false, &aborted[..]), (true, &[][..])] {
         let c = build(flag, entries, false);
-        assert_eq!(
-            storage(&c),
-            vec![],
-            "flag {flag}, {} entries",
-            entries.len()
-        );
+        let want = if entries.is_empty() {
+            vec![]
+        } else {
+            vec![extra]
+        };
+        assert_eq!(storage(&c), want, "flag {flag}, {} entries", entries.len());
         assert_eq!(metadata(&c), vec![]);
     }
 }
