@@ -1,4 +1,5 @@
-//! KAFKA-20090 (apache/kafka commit 27102b3, March 2026: Kafka 4.3) as the 2026-08 bodies of
+//! KAFKA-20090 (apache/kafka PR #21469, commit 27102b3 of the 2026-08 trunk, March 2026;
+//! in the `4.3` branch: Kafka 4.3) as the 2026-08 bodies of
 //! `TransactionMetadataTest.testFenceProducerNotAllowedIfItWouldOverflow` and
 //! `TransactionsTest.testRecoveryFromEpochOverflow` state it: a transaction left at the
 //! last epoch is aborted and its producer id rotated, where a 2024-10 coordinator could not
