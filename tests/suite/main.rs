@@ -152,6 +152,7 @@ mod kafka_transactions_command_cases;
 mod kafka_tv2_cases;
 mod kafka_tv2_round2_cases;
 mod kafka_txn_coordinator_cases;
+mod kafka_txnchgaudit_cases;
 mod kafka_txnstate_cases;
 mod kafka_uncleanaudit_cases;
 mod kafka_unifiedlog3_cases;

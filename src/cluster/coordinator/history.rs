@@ -229,7 +229,8 @@ pub fn valid_transition(prev: TxnState, cur: TxnState, tv2: bool) -> bool {
 /// `TransactionMetadataTest.testBumpEpochNotAllowedIfEpochsExhausted`),
 /// `prepareAbortOrCommit` adds one under TV2 and keeps it before (PrepareCommit), a fence
 /// adds one more (`prepareFenceProducerEpoch`: a PrepareAbort after Ongoing, +0 or +1 before
-/// TV2, +1 or +2 under it; after Empty or a Complete* only TV2 aborts, +1), and
+/// TV2, +1 or +2 under it, +0 under it from 32767; after Empty or a Complete* only TV2
+/// aborts, +1), and
 /// `prepareComplete` copies the Prepare's (Complete*). A step the coordinator never takes
 /// means records were lost or written otherwise.
 fn epoch_step_ok(prev: &TxnSnapshot, cur: &TxnSnapshot, tv2: bool) -> bool {
@@ -244,6 +245,11 @@ fn epoch_step_ok(prev: &TxnSnapshot, cur: &TxnSnapshot, tv2: bool) -> bool {
         Empty => d == 0 || (d == 1 && prev.producer_epoch < EXHAUSTED_EPOCH),
         PrepareCommit => d == i32::from(tv2),
         PrepareAbort => match prev.state {
+            // Since KAFKA-20090 (4.3) an abort at 32767 goes through unbumped:
+            // `prepareFenceProducerEpoch` keeps Short.MaxValue and
+            // `TransactionMetadata.prepareAbortOrCommit` lets a TV2 PrepareAbort there keep
+            // it (`TransactionMetadataTest.testFenceProducerNotAllowedIfItWouldOverflow`).
+            Ongoing | PrepareEpochFence if tv2 && prev.producer_epoch == i16::MAX => d == 0,
             Ongoing | PrepareEpochFence if tv2 => d == 1 || d == 2,
             Ongoing | PrepareEpochFence => d == 0 || d == 1,
             _ => tv2 && d == 1,
@@ -724,5 +730,15 @@ mod tests {
             &snap(PrepareAbort, 10, i16::MAX),
             true
         ));
+    }
+
+    /// KAFKA-20090 (4.3): a TV2 abort of an Ongoing transaction at 32767 keeps 32767.
+    #[test]
+    fn a_tv2_abort_at_the_last_epoch_keeps_it() {
+        use TxnState::*;
+        let ongoing = snap(Ongoing, 10, i16::MAX);
+        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), true));
+        let below = snap(Ongoing, 10, EXHAUSTED_EPOCH);
+        assert!(!epoch_step_ok(&below, &snap(PrepareAbort, 10, EXHAUSTED_EPOCH), true));
     }
 }

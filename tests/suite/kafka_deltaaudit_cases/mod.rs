@@ -24,7 +24,7 @@ use klogscan::testkit::txnlog::TxnValue;
 /// A TV2 value (v1, `ClientTransactionVersion` 2) of `pid`/`epoch` in `state`, listing
 /// `parts`, updated at `t` (started at `start`), with `PreviousProducerId` `prev` and
 /// `NextProducerId` `next`; timeout 60 s.
-fn tv2(
+pub(crate) fn tv2(
     (pid, epoch): (i64, i16),
     state: u8,
     parts: &[(&str, &[i32])],
@@ -37,7 +37,7 @@ fn tv2(
 
 /// `(kind, severity, evidence.shape or evidence.anomaly)` of the findings at warning or
 /// above, and of every `transaction_state_anomaly` and exhaustion finding, sorted.
-fn verdicts(fs: &[&Finding]) -> Vec<(Kind, Severity, String)> {
+pub(crate) fn verdicts(fs: &[&Finding]) -> Vec<(Kind, Severity, String)> {
     let mut out: Vec<_> = (fs.iter())
         .filter(|f| {
             f.severity >= Severity::Warning
