@@ -24,6 +24,7 @@
 #![cfg(feature = "testkit")]
 
 mod compaction;
+mod metadata;
 mod replay;
 mod subscriptions;
 
