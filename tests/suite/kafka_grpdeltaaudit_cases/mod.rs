@@ -27,6 +27,7 @@ mod compaction;
 mod metadata;
 mod replay;
 mod subscriptions;
+mod topic_ids;
 
 use crate::kafka_groupaudit_cases::Loaded;
 use klogscan::finding::{Finding, Kind};
