@@ -142,6 +142,10 @@ pub enum LoadFailsIn {
     /// never on the 4.0 branch); the releases with it accept the record.
     #[serde(rename = "kafka_4_before_kafka_19453")]
     Kafka4BeforeKafka19453,
+    /// Kafka ≤ 3.x's and 4.x's before KAFKA-20570 (4.2.2, 4.3.2, 4.4.0 and later have it:
+    /// never on the 4.0 and 4.1 branches); the releases with it accept the record.
+    #[serde(rename = "kafka_3_and_4_before_kafka_20570")]
+    Kafka3And4BeforeKafka20570,
 }
 
 /// [`LoadFailsIn`] as the evidence carries it.

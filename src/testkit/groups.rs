@@ -92,7 +92,7 @@ pub static CONSUMER_OFFSETS: &[Spec] = &[
         "RackId:string? ClientId:string ClientHost:string SubscribedTopicNames:[string]",
     ),
     sp(11, G, "Epoch:i32 MetadataHash:i64"),
-    sp(12, G, "AssignmentEpoch:i32"),
+    sp(12, G, "AssignmentEpoch:i32 AssignmentTimestamp:i64#0"),
     sp(13, GM, "TopicPartitions:[{TopicId:uuid Partitions:[i32]}]"),
     sp(
         14,
@@ -120,7 +120,7 @@ pub static CONSUMER_OFFSETS: &[Spec] = &[
         GM,
         "InstanceId:string? RackId:string? ClientId:string ClientHost:string RebalanceTimeoutMs:i32 TopologyEpoch:i32 ProcessId:string UserEndpoint:{Host:string Port:u16}? ClientTags:[{Key:string Value:string}]",
     ),
-    sp(20, G, "AssignmentEpoch:i32"),
+    sp(20, G, "AssignmentEpoch:i32 AssignmentTimestamp:i64#0"),
     sp(21, GM, const_format_tasks::TARGET),
     sp(22, GM, const_format_tasks::CURRENT),
     sp(

@@ -15,11 +15,11 @@ use std::path::Path;
 use klogscan::report::consumers::CONSUMER_KINDS;
 
 mod metadata_lineage;
-mod topic_ids;
+pub(crate) mod topic_ids;
 mod validation;
 
 /// Where `group` lives with 50 `__consumer_offsets` partitions.
-fn offsets_partition(group: &str) -> i32 {
+pub(crate) fn offsets_partition(group: &str) -> i32 {
     let h = group
         .encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)));
@@ -50,12 +50,12 @@ fn commit(
 
 /// A one-broker cluster: `data` partitions, `log` as the group's `__consumer_offsets`
 /// partition, the given high watermarks and leader-epoch checkpoints.
-struct Cluster {
+pub(crate) struct Cluster {
     dir: tempfile::TempDir,
 }
 
 impl Cluster {
-    fn new(
+    pub(crate) fn new(
         data: Vec<PartitionBuilder>,
         log: &GroupLog,
         offsets_partition: i32,
@@ -95,7 +95,7 @@ impl Cluster {
     }
 
     /// Scan (reference time `now`, when given) and build the view.
-    fn run(&self, now: Option<i64>) -> (Vec<Finding>, ConsumerView) {
+    pub(crate) fn run(&self, now: Option<i64>) -> (Vec<Finding>, ConsumerView) {
         let opts = klogscan::results::ScanOptions::default().with_now_ms(now);
         let paths = [self.path().to_path_buf()];
         let inv = klogscan::discover::layout::discover(&paths);
@@ -109,13 +109,18 @@ fn of(f: &[Finding], k: Kind) -> Vec<&Finding> {
     f.iter().filter(|x| x.kind == k).collect()
 }
 
-fn consumer_findings(f: &[Finding]) -> Vec<&Finding> {
+pub(crate) fn consumer_findings(f: &[Finding]) -> Vec<&Finding> {
     f.iter()
         .filter(|x| CONSUMER_KINDS.contains(&x.kind))
         .collect()
 }
 
-fn row<'a>(v: &'a ConsumerView, group: &str, topic: &str, p: i32) -> &'a consumers::ConsumerRow {
+pub(crate) fn row<'a>(
+    v: &'a ConsumerView,
+    group: &str,
+    topic: &str,
+    p: i32,
+) -> &'a consumers::ConsumerRow {
     v.rows
         .iter()
         .find(|r| r.group_id == group && r.topic == topic && r.partition == p)
@@ -124,7 +129,7 @@ fn row<'a>(v: &'a ConsumerView, group: &str, topic: &str, p: i32) -> &'a consume
 
 /// orders-0: 4 plain records, a committed transaction of 3 records (+ marker), an aborted
 /// one of 2 (+ marker), 1 plain record: log end 12. orders-1: 5 plain records.
-fn healthy_orders() -> Vec<PartitionBuilder> {
+pub(crate) fn healthy_orders() -> Vec<PartitionBuilder> {
     let plain = Producer::idempotent(100, 0);
     let txn = Producer::transactional(200, 0);
     let mut p0 = PartitionBuilder::new("orders", 0);

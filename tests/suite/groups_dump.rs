@@ -8,7 +8,7 @@ use klogscan::testkit::group_scenarios as sc;
 use serde_json::Value;
 use std::path::Path;
 
-fn dump_lines(path: &Path, opts: &DumpOptions) -> Vec<String> {
+pub(crate) fn dump_lines(path: &Path, opts: &DumpOptions) -> Vec<String> {
     let data = std::fs::read(path).unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let s = dump_log(path, &data, opts, &mut out, &mut err).unwrap();
@@ -20,7 +20,7 @@ fn dump_lines(path: &Path, opts: &DumpOptions) -> Vec<String> {
         .collect()
 }
 
-fn decoder() -> DumpOptions {
+pub(crate) fn decoder() -> DumpOptions {
     DumpOptions {
         offsets_decoder: true,
         deep_iteration: true,
@@ -30,7 +30,7 @@ fn decoder() -> DumpOptions {
 }
 
 /// Key and payload JSON of a record line.
-fn key_payload(line: &str) -> (Value, Option<Value>) {
+pub(crate) fn key_payload(line: &str) -> (Value, Option<Value>) {
     let k = line.split(" key: ").nth(1).unwrap();
     let (k, p) = match k.split_once(" payload: ") {
         Some((k, p)) => (k, Some(p)),

@@ -38,7 +38,7 @@ use serde_json::{Value, json};
 /// The application (`application.id`: the streams group's id).
 const APP: &str = "app";
 /// The subtopology every task here belongs to.
-const SUB: &str = "0";
+pub(crate) const SUB: &str = "0";
 
 fn g(id: &str) -> Value {
     json!({ "groupId": id })
@@ -53,7 +53,7 @@ fn tomb(t: i16, key: Value) -> Spec {
 }
 
 /// Tasks of [`SUB`] (`TaskIds`: subtopology and partitions); none is an empty list.
-fn tasks(p: &[i32]) -> Value {
+pub(crate) fn tasks(p: &[i32]) -> Value {
     if p.is_empty() {
         json!([])
     } else {
@@ -63,7 +63,7 @@ fn tasks(p: &[i32]) -> Value {
 
 /// `StreamsGroupTopologyValue` v0: [`SUB`] reads `sources` and the repartition topics
 /// `repartition` (source side).
-fn topology(id: &str, epoch: i32, sources: &[&str], repartition: &[&str]) -> Spec {
+pub(crate) fn topology(id: &str, epoch: i32, sources: &[&str], repartition: &[&str]) -> Spec {
     let rep: Vec<Value> = (repartition.iter())
         .map(|n| json!({"name": n, "partitions": 2, "replicationFactor": -1, "topicConfigs": []}))
         .collect();
@@ -78,7 +78,7 @@ fn topology(id: &str, epoch: i32, sources: &[&str], repartition: &[&str]) -> Spe
 }
 
 /// `StreamsGroupMemberMetadataValue` v0 of member `m` in the stream process `process`.
-fn member(id: &str, m: &str, process: &str) -> Spec {
+pub(crate) fn member(id: &str, m: &str, process: &str) -> Spec {
     let v = json!({"clientId": format!("{id}-{m}"), "clientHost": "/10.0.0.1",
         "rebalanceTimeoutMs": 300000, "topologyEpoch": 1, "processId": process,
         "userEndpoint": null, "clientTags": []});
@@ -86,30 +86,30 @@ fn member(id: &str, m: &str, process: &str) -> Spec {
 }
 
 /// `StreamsGroupMetadataValue` v0 at group epoch `e`.
-fn meta(id: &str, e: i32) -> Spec {
+pub(crate) fn meta(id: &str, e: i32) -> Spec {
     let v = json!({"epoch": e, "metadataHash": 7, "validatedTopologyEpoch": 1});
     (17, g(id), Some((0, v)))
 }
 
 /// `StreamsGroupTargetAssignmentMemberValue` v0: `m`'s active tasks.
-fn target(id: &str, m: &str, active: &[i32]) -> Spec {
+pub(crate) fn target(id: &str, m: &str, active: &[i32]) -> Spec {
     let v = json!({"activeTasks": tasks(active), "standbyTasks": [], "warmupTasks": []});
     (21, gm(id, m), Some((0, v)))
 }
 
 /// `StreamsGroupTargetAssignmentMetadataValue` v0.
-fn target_epoch(id: &str, e: i32) -> Spec {
+pub(crate) fn target_epoch(id: &str, e: i32) -> Spec {
     (20, g(id), Some((0, json!({"assignmentEpoch": e}))))
 }
 
 /// `MemberState` (streams): STABLE 1, UNREVOKED_TASKS 2, UNRELEASED_TASKS 3.
-const STABLE: i8 = 1;
+pub(crate) const STABLE: i8 = 1;
 const UNREVOKED: i8 = 2;
 const UNRELEASED: i8 = 3;
 
 /// `StreamsGroupCurrentMemberAssignmentValue` v0 of `m`: member epoch and previous epoch,
 /// state, active tasks and active tasks pending revocation.
-fn current(
+pub(crate) fn current(
     id: &str,
     m: &str,
     (e, prev, state): (i32, i32, i8),
@@ -142,7 +142,7 @@ fn uncommit(group: &str, (topic, p): (&str, i32)) -> Spec {
 }
 
 /// `removeStreamsMember`'s tombstones of `m`: current assignment, target assignment, member.
-fn leave(id: &str, m: &str) -> Vec<Spec> {
+pub(crate) fn leave(id: &str, m: &str) -> Vec<Spec> {
     vec![
         tomb(22, gm(id, m)),
         tomb(21, gm(id, m)),
@@ -198,6 +198,6 @@ fn load(log: &GroupLog) -> Loaded {
 }
 
 /// `subtopology:partition` as the listing names an active task.
-fn task(p: i32) -> String {
+pub(crate) fn task(p: i32) -> String {
     format!("{SUB}:{p}")
 }

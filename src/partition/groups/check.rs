@@ -151,16 +151,18 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
     let mut out = Vec::new();
     // The broker's load stops at the first record it throws on (a wrong group type, a
     // record that does not deserialize, a tombstone out of the coordinator's order): one
-    // finding for that record, the records it would reject after it counted in its
+    // finding for that record, the records it would reject from it on counted in its
     // evidence; a rejection after the load's stop is not reached by it and gets no
-    // finding of its own.
-    let rejected = anomalies.iter().filter(|a| a.load_fails).count();
-    let stop = anomalies.iter().position(|a| a.load_fails);
+    // finding of its own — unless the stop is one only some releases meet (`load_fails_in`
+    // before a fix): the releases with the fix go past it and stop at the next record of
+    // another scope, which gets its finding too.
+    let stops = load_stops(anomalies);
     for (i, a) in anomalies.iter().enumerate() {
         let is_rejection = matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable);
-        // Only the first record the load throws on is where it stops; the others (a
-        // rejection, or a tombstone out of order) are never reached by it.
-        if (is_rejection || a.load_fails) && Some(i) != stop {
+        let stop = stops.contains(&i);
+        // Only a record a load stops at is reported; the others (a rejection, or a
+        // tombstone out of order) are never reached by the loads that stopped before.
+        if (is_rejection || a.load_fails) && !stop {
             continue;
         }
         let kind = match a.kind {
@@ -174,7 +176,8 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
         if let Some(o) = evidence.as_object_mut() {
             o.insert("load_fails".into(), json!(a.load_fails));
             o.insert("record_offset".into(), json!(a.offset));
-            if Some(i) == stop {
+            if stop {
+                let rejected = anomalies[i..].iter().filter(|a| a.load_fails).count();
                 o.insert("rejected_records".into(), json!(rejected));
             }
         }
@@ -203,6 +206,37 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
     out
 }
 
+/// The anomalies a load stops at, by index: the first one the load throws on, and after a
+/// stop that only the releases before a fix meet (`LoadFailsIn::Kafka4Before*`,
+/// `Kafka3And4BeforeKafka20570`), the next one of a scope no stop before it covers (the
+/// releases with that fix replay past the first). A stop of every release (`kafka_4`,
+/// `kafka_3_and_4`, a record that does not deserialize) covers all that follows.
+fn load_stops(anomalies: &[Anomaly]) -> Vec<usize> {
+    let scope = |a: &Anomaly| match a.kind {
+        AnomalyKind::Undecodable => None,
+        _ => match evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in {
+            LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 => None,
+            scoped => Some(scoped),
+        },
+    };
+    let mut seen: Vec<LoadFailsIn> = Vec::new();
+    let mut stops = Vec::new();
+    for (i, a) in anomalies.iter().enumerate().filter(|(_, a)| a.load_fails) {
+        match scope(a) {
+            None => {
+                stops.push(i);
+                break;
+            }
+            Some(s) if !seen.contains(&s) => {
+                seen.push(s);
+                stops.push(i);
+            }
+            Some(_) => {}
+        }
+    }
+    stops
+}
+
 /// What a coordinator does with a record its load throws on, by version: Kafka 4.x's
 /// runtime (`CoordinatorRuntime`: the shard fails and is unloaded; a load is retried only
 /// for a newer partition epoch) and, for a record that does not deserialize, the ≤ 3.x
@@ -215,9 +249,10 @@ pub(crate) const LOAD_THROWS_4X: &str = "the group coordinator's load of this pa
 pub(crate) const LOAD_THROWS_ANY: &str = "the group coordinator's load of this partition throws at this record. Kafka 4.x (GroupCoordinatorShard.replay): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Kafka ≤ 3.x (GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset";
 
 /// What the coordinators do with a consumer group's current assignment that claims a
-/// partition another member holds at a lower member epoch (`ConsumerGroup.addPartitionEpochs`,
-/// before and since KAFKA-19862).
-pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a claim at a member epoch above the holder's replaces the holder's. Kafka ≤ 3.x's coordinator skips consumer group records";
+/// partition another member holds at a lower member epoch (`ConsumerGroup.addPartitionEpochs`),
+/// or a streams group's that claims an active task another member holds
+/// (`StreamsGroup.addTaskProcessId`), before and since KAFKA-19862.
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a consumer group claim at a member epoch above the holder's replaces the holder's; a streams group claim (StreamsGroup.updateMember → addTaskProcessId, streams groups being 4.1+) sets the claimant's process whatever the epochs (4.1.2, 4.2.0 and later). Kafka ≤ 3.x's coordinator skips consumer and streams group records";
 
 /// What the coordinators do with a streams group's record for a group id a simple classic
 /// group holds (offsets replayed before it), before and since KAFKA-20254.
@@ -226,6 +261,11 @@ pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20254: &str = "Kafka 4.x before KAFKA-
 /// What the coordinators do with a share group record for a group (or member) the load
 /// does not hold yet, before and since KAFKA-19453 (`replay::share`).
 pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19453: &str = "Kafka 4.0.x (share groups in early access), before KAFKA-19453 (PR #20076 on trunk and #20100 on the 4.1 branch, July 2025: in 4.1.0 and later, never on the 4.0 branch): the group coordinator's load of this partition throws at this record (GroupMetadataManager.replay of the ShareGroup* record → getOrMaybeCreatePersistedShareGroup without creating, or ShareGroup.getOrMaybeCreateMember): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds (a tombstone goes once the cleaner drops it past delete.retention.ms). Releases with KAFKA-19453 load it: a tombstone of an unknown group or member is ignored, a value creates the group or member. Kafka ≤ 3.x's coordinator skips share group records";
+
+/// What the coordinators do with a classic `consumer` group whose member's subscription
+/// bytes the consumer protocol's reader throws on, before and since KAFKA-20570
+/// (`replay::classic`).
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20570: &str = "the group coordinator's load of this partition throws at this record in the releases before KAFKA-20570. Kafka 4.x before it (PR #22264, May 2026: 4.0.x and 4.1.x, 4.2.0–4.2.1, 4.3.0–4.3.1; GroupMetadataManager.replay(GroupMetadataKey, …) → ClassicGroup.computeSubscribedTopics): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Kafka ≤ 3.x (GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset. Releases with KAFKA-20570 (4.2.2, 4.3.2, 4.4.0 and later: ConsumerProtocol turns every error of the read into the SchemaException the load catches) load it: the group loads without its subscribed topics";
 
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
@@ -236,6 +276,7 @@ fn broker_text(a: &Anomaly) -> &'static str {
             LoadFailsIn::Kafka4BeforeKafka19862 => LOAD_THROWS_BEFORE_KAFKA_19862,
             LoadFailsIn::Kafka4BeforeKafka20254 => LOAD_THROWS_BEFORE_KAFKA_20254,
             LoadFailsIn::Kafka4BeforeKafka19453 => LOAD_THROWS_BEFORE_KAFKA_19453,
+            LoadFailsIn::Kafka3And4BeforeKafka20570 => LOAD_THROWS_BEFORE_KAFKA_20570,
         },
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>
@@ -318,5 +359,42 @@ mod tests {
         );
         assert!(f[0].segment.is_none());
         assert_eq!(r.groups["g"].epoch, 4);
+    }
+
+    /// A load stops at the first record it throws on; a stop only the releases before a fix
+    /// meet lets the next record of another scope stop the releases with the fix.
+    #[test]
+    fn a_scoped_stop_does_not_hide_a_later_failure_of_another_scope() {
+        let a = |fails_in: Option<LoadFailsIn>| Anomaly {
+            kind: AnomalyKind::LoadFailure,
+            group: Some("g".into()),
+            offset: 0,
+            position: 0,
+            segment: String::new(),
+            message: String::new(),
+            evidence: match fails_in {
+                Some(load_fails_in) => json!(LoadJoint { load_fails_in }),
+                None => json!({}),
+            },
+            load_fails: true,
+            severity: None,
+        };
+        let (s19453, s19862) = (
+            Some(LoadFailsIn::Kafka4BeforeKafka19453),
+            Some(LoadFailsIn::Kafka4BeforeKafka19862),
+        );
+        // Same scope twice: the second is not reached by any release.
+        assert_eq!(load_stops(&[a(s19453), a(s19453)]), [0]);
+        // Another scope, then every release: each stops some load; nothing after the last.
+        let all = [a(s19453), a(s19453), a(s19862), a(None), a(s19862), a(None)];
+        assert_eq!(load_stops(&all), [0, 2, 3]);
+        // A stop of every release first hides all that follows, as before.
+        assert_eq!(load_stops(&[a(None), a(s19453)]), [0]);
+        let f = findings_of("__consumer_offsets", 0, &all);
+        let rejected: Vec<_> = f
+            .iter()
+            .map(|f| f.evidence["rejected_records"].clone())
+            .collect();
+        assert_eq!(rejected, [json!(6), json!(4), json!(3)]);
     }
 }

@@ -60,7 +60,9 @@ pub(crate) fn consumer_protocol(m: &StructVal<'_>) -> (Vec<String>, Vec<String>)
 /// version: the topics, then the user data; what follows is not read. Bytes that end before
 /// a length or a count (a buffer underflow, turned into a `SchemaException`) are tolerated:
 /// the group loads without knowing its topics. What else the generated reader
-/// (`ConsumerProtocolSubscription.read`, `ByteBufferAccessor`) throws is not caught.
+/// (`ConsumerProtocolSubscription.read`, `ByteBufferAccessor`) throws is not caught, until
+/// KAFKA-20570 (4.2.2, 4.3.2, 4.4.0), whose `ConsumerProtocol` turns it into the
+/// `SchemaException` the load catches: those releases throw on none of it.
 pub(crate) fn subscription_error(b: &[u8]) -> Option<SubscriptionError> {
     let int = |at: usize, n: usize| -> Option<i64> {
         let x = b.get(at..at + n)?;

@@ -9,7 +9,7 @@ use klogscan::testkit::files::{topic_id_for, uuid_text};
 
 /// A version-4 commit of `offset` on orders-`partition` naming `topic_id` (`None`: the
 /// zero id, what a commit by name writes).
-fn commit_v4(
+pub(crate) fn commit_v4(
     partition: i32,
     offset: i64,
     topic_id: Option<[u8; 16]>,

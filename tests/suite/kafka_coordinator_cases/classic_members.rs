@@ -103,7 +103,7 @@ fn a_subscription_the_reader_throws_on_fails_the_load() {
             (e["member_id"].as_str(), e["kafka_message"].as_str()),
             (Some("m2"), Some(message))
         );
-        assert_eq!(e["load_fails_in"], "kafka_3_and_4");
+        assert_eq!(e["load_fails_in"], "kafka_3_and_4_before_kafka_20570");
         assert_eq!(e.get("fails_since").is_some(), since_3_3, "{e}");
         // Both coordinators are named: ≤ 3.x serves the partition without its groups.
         assert!(

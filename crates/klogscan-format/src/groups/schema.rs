@@ -396,7 +396,11 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("ShareGroupTargetAssignmentMetadataKey", GROUP_KEY),
         val(
             "ShareGroupTargetAssignmentMetadataValue",
-            &[f("AssignmentEpoch", Ty::I32)],
+            // KAFKA-20266 (March 2026): the time the assignment was computed, tag 0.
+            &[
+                f("AssignmentEpoch", Ty::I32),
+                f("AssignmentTimestamp", Ty::I64).tag(0, Dft::Zero),
+            ],
         ),
     ),
     rt(
@@ -516,7 +520,11 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("StreamsGroupTargetAssignmentMetadataKey", GROUP_KEY),
         val(
             "StreamsGroupTargetAssignmentMetadataValue",
-            &[f("AssignmentEpoch", Ty::I32)],
+            // KAFKA-20266 (March 2026): the time the assignment was computed, tag 0.
+            &[
+                f("AssignmentEpoch", Ty::I32),
+                f("AssignmentTimestamp", Ty::I64).tag(0, Dft::Zero),
+            ],
         ),
     ),
     rt(

@@ -113,7 +113,8 @@ impl Replay {
 
     /// A `consumer` group with a protocol: the load reads every member's subscription
     /// (`ClassicGroup.computeSubscribedTopics`, 4.x; `GroupMetadata.computeSubscribedTopics`,
-    /// 3.x) and throws on what [`subscription_error`] finds; the first such member is
+    /// 3.x) and throws on what [`subscription_error`] finds — before KAFKA-20570, which
+    /// catches every error of the read (4.2.2, 4.3.2, 4.4.0) —; the first such member is
     /// reported (Kafka's member order is a hash map's), the others counted.
     fn check_subscriptions(&mut self, at: &Input<'_>, group: &str, v: &StructVal<'_>) {
         let failing: Vec<(String, _)> = v
@@ -135,12 +136,12 @@ impl Replay {
             return;
         };
         let when = if e.since_3_3 {
-            "in Kafka 3.3 and later, 4.x included (earlier releases read a length past the end as a buffer underflow, which the load tolerates: the group loads without its subscribed topics)"
+            "in Kafka 3.3 and later (earlier releases read a length past the end as a buffer underflow, which the load tolerates: the group loads without its subscribed topics)"
         } else {
-            "in Kafka 3.x (GroupMetadata.loadGroup, with the generated reader of 2.7 and later) and 4.x (ClassicGroup.computeSubscribedTopics) alike"
+            "in Kafka 3.x (GroupMetadata.loadGroup, with the generated reader of 2.7 and later)"
         };
         let msg = format!(
-            "classic group {group:?} (protocol type consumer): the subscription of member {member:?} at offset {} does not read as the consumer protocol's version 0 ({}): the coordinator's load throws (\"{}\"), {when}; only bytes that end early are tolerated",
+            "classic group {group:?} (protocol type consumer): the subscription of member {member:?} at offset {} does not read as the consumer protocol's version 0 ({}): the coordinator's load throws (\"{}\"), {when} and in 4.x before KAFKA-20570 (ClassicGroup.computeSubscribedTopics: 4.0.x, 4.1.x, 4.2.0–4.2.1, 4.3.0–4.3.1), where only bytes that end early are tolerated; 4.2.2, 4.3.2, 4.4.0 and later tolerate every malformed subscription (ConsumerProtocol) and load the group without its subscribed topics",
             at.offset, e.what, e.kafka_message
         );
         let mut ev = json!({"group_id": group, "member_id": member, "field": e.what, "kafka_message": e.kafka_message,
@@ -149,7 +150,9 @@ impl Replay {
         if e.since_3_3 {
             ev["fails_since"] = json!("3.3");
         }
-        let load_fails_in = LoadFailsIn::Kafka3And4;
+        // KAFKA-20570 (`ConsumerProtocol.deserializeConsumerProtocolSubscription` wraps every
+        // `RuntimeException` of the read in the `SchemaException` the load catches).
+        let load_fails_in = LoadFailsIn::Kafka3And4BeforeKafka20570;
         evidence::merge(&mut ev, &LoadJoint { load_fails_in });
         self.anomaly(AnomalyKind::LoadFailure, at, group, msg, ev, true);
     }

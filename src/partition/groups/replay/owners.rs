@@ -14,7 +14,9 @@
 //!   member's active tasks (assigned and pending revocation) to its process id
 //!   (`addTaskProcessId`), which throws on a task another member holds ("Cannot set the
 //!   process ID of … because the partition is still owned by process ID …"), whatever the
-//!   epochs. A member whose process id is not known when its current assignment is
+//!   epochs, before KAFKA-19862 (4.1.0 and 4.1.1, the releases with streams groups before
+//!   it); since (4.1.2, 4.2.0), it sets the claimant's process and only logs the previous
+//!   one, whatever the epochs. A member whose process id is not known when its current assignment is
 //!   replayed (no member metadata before it) is not tracked: what its later metadata
 //!   record makes of its tasks depends on the release (`removeTaskProcessIds` throws on a
 //!   mismatch in the October 2025 tree, only logs it in a later one), so no verdict is
@@ -199,8 +201,10 @@ impl Replay {
                     "Cannot set the process ID of {item} to {} because the partition is still owned by process ID {holder_process}",
                     process.as_deref().unwrap_or_default()
                 ),
-                LoadFailsIn::Kafka4,
-                "the coordinator's load throws",
+                // KAFKA-19862 made `addTaskProcessId` log instead of throw, whatever the
+                // epochs (`StreamsGroup`, 4.1.2 and 4.2.0).
+                LoadFailsIn::Kafka4BeforeKafka19862,
+                "Kafka 4.1.0 and 4.1.1's load throws (before KAFKA-19862); releases with it (4.1.2, 4.2.0 and later) set the claimant's process whatever the epochs",
             )
         } else {
             let newer = clashes.iter().all(|c| epoch > c.holder.epoch);
