@@ -44,6 +44,9 @@ const EVIDENCE_CAP: usize = 20;
 /// What the next start assumes of a cache it would refuse.
 const ASSUMES: &str = "remote.log.storage.system.enable is still true and this log dir is still the first of the broker's log.dirs at its next start (both held when a start created the cache; a broker with remote storage disabled never reads it, and one whose first log dir is another creates a new cache there)";
 
+/// A broker: its `cluster.id` and node id.
+type Broker<'a> = (Option<&'a str>, Option<i32>);
+
 /// One broker's caches, each judged as `RemoteIndexCache.init` reads it.
 pub(super) fn check(
     dirs: &[Dir],
@@ -55,8 +58,7 @@ pub(super) fn check(
         return; // no RemoteIndexCache of these names before 3.6
     }
     // The cache of each log dir that holds one, by broker.
-    let mut by_broker: BTreeMap<(Option<&str>, Option<i32>), Vec<(&Dir, PathBuf)>> =
-        BTreeMap::new();
+    let mut by_broker: BTreeMap<Broker, Vec<(&Dir, PathBuf)>> = BTreeMap::new();
     for d in dirs {
         let cache = d.ld.path.join(REMOTE_LOG_INDEX_CACHE);
         if std::fs::symlink_metadata(&cache).is_ok_and(|m| m.is_dir()) {
