@@ -19,7 +19,8 @@
 //! storage enabled created it, in the log dir that was then the first of `log.dirs`; that
 //! both still hold at the next start cannot be read from the files (`assumes`, and the
 //! startup entry's `starts` is `null`). Nothing is said when another log dir of the same
-//! broker holds a cache too (which one is first is not known), for a broker before 3.6, when
+//! broker holds a cache too (which one is first is not known), for a broker before 3.6, for a
+//! cache that is a symlink (not followed), when
 //! an entry cannot be read or a name in the cache is one `init` cannot parse (it throws
 //! another exception, in the directory's listing order, which klogscan does not know), and of
 //! an entry whose segment id another complete entry shares (only the one listed first is
