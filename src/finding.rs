@@ -249,6 +249,9 @@ kinds! {
     /// The KRaft metadata log in two log dirs of one node: one of them is not its
     /// `metadata.log.dir`, and the start fails (`KafkaRaftServer.initializeLogDirs`).
     UnexpectedMetadataLogDir = "unexpected_metadata_log_dir", Error;
+    /// An entry of the broker's `remote-log-index-cache` whose index fails its sanity check:
+    /// `RemoteIndexCache.init` throws and the start with remote storage enabled fails.
+    RemoteIndexCacheCorrupt = "remote_index_cache_corrupt", Error;
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;

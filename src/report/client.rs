@@ -235,7 +235,8 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         | Kind::MetaPropertiesMissing
         | Kind::DuplicateDirectoryId
         | Kind::InconsistentBrokerMetadata
-        | Kind::UnexpectedMetadataLogDir => broker_does_not_start(),
+        | Kind::UnexpectedMetadataLogDir
+        | Kind::RemoteIndexCacheCorrupt => broker_does_not_start(),
         Kind::ReplicaDivergence => ClientError {
             who: "consumer",
             exception: "none",

@@ -42,6 +42,7 @@
 //! never judged: two brokers (broker 1 of two clusters, brokers 1 and 2 of one) read the
 //! same way as one broker whose log dirs disagree, and nothing on disk tells them apart.
 
+mod index_cache;
 mod kraft;
 mod registration;
 
@@ -111,12 +112,14 @@ impl Dir<'_> {
 
 /// The checks over the log dirs of `inv` (`files` aligned with `inv.log_dirs`) for a broker
 /// of `version` (`None`: a current one), with the directory ids each replayed metadata
-/// log's image registers (`registered`): the findings and the startup predictions.
+/// log's image registers (`registered`), files read under `mmap`: the findings and the
+/// startup predictions.
 pub(crate) fn check(
     inv: &Inventory,
     files: &[LogDirFiles],
     version: Option<BrokerVersion>,
     registered: &[RegisteredDirs],
+    mmap: crate::read::segment::MmapMode,
 ) -> (Vec<Finding>, Vec<BrokerStartup>) {
     let mut out = (Vec::new(), Vec::new());
     // A bundle's inventory: the files are on other machines.
@@ -153,6 +156,8 @@ pub(crate) fn check(
         metadata_logs(group, version, &mut out);
     }
     kraft::check(inv, &dirs, version, &mut out);
+    // Then the `RemoteLogManager` (its index cache), built before the broker registers.
+    index_cache::check(&dirs, version, mmap, &mut out);
     // Then the registration with the controller (`BrokerServer.startup`), which brokers
     // before 3.7 make without directory ids.
     if ensemble(version) {

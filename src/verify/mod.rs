@@ -399,8 +399,13 @@ fn verify_with(
     // One broker's log dirs against each other (`meta.properties`) and against the
     // directory ids the metadata logs the scan replayed register, read while the
     // inventory still lists every partition (the blocks below let an own one go).
-    let (found, startup) =
-        brokers::check(inv, &log_dirs, opts.broker_version, &scan.registered_dirs);
+    let (found, startup) = brokers::check(
+        inv,
+        &log_dirs,
+        opts.broker_version,
+        &scan.registered_dirs,
+        opts.scan.mmap,
+    );
     let by_path = ByPath::of(inv);
     // Each partition's findings, moved out of the scan's list (not copied: for a
     // finding-heavy tree the copy doubled them while both were held).

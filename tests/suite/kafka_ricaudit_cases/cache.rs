@@ -1,7 +1,8 @@
 //! The `remote-log-index-cache` directory (`RemoteIndexCache`) in a tiered broker's log dir.
 
 use super::{all_lines, cache_name, index_cache, partitions, prediction};
-use crate::kafka_quiet_tiered_cases::{check, history};
+use crate::kafka_quiet_tiered_cases::{Checked, check, history};
+use klogscan::finding::Kind;
 use klogscan::testkit::remote_log::TieredLog;
 use std::path::Path;
 
@@ -225,30 +226,168 @@ fn the_index_cache_named_by_a_glob_of_its_log_dir_is_part_of_it() {
 /// from `BrokerServer.startup`, and the broker does not start while remote storage is enabled.
 ///
 /// On disk: the cache of `an_index_cache_beside_a_tiered_partition_is_not_scanned` whose `20_<uuid>.txnindex` holds one aborted transaction
-/// `(7, 0, 10, 11)` (last offset 10 < start 20). klogscan never reads the cache (it skips
-/// the directory as the log manager does), so `verify` predicts a start. Asserts Kafka's
-/// answer: a `broker_startup` entry for broker 0 that does not say it starts. (The near miss,
-/// a sound cache, is that case's: no entry.)
+/// `(7, 0, 10, 11)` (last offset 10 < start 20). `verify` (both runs) reads the cache as
+/// `init` does: a `broker_startup` entry for broker 0 that does not say it starts
+/// (`starts` null: it assumes remote storage is still enabled and the log dir still the
+/// first of `log.dirs`), `CorruptIndexException` from `RemoteIndexCache.init`, and one
+/// `remote_index_cache_corrupt` finding at log-dir level carrying Kafka's message; the scans
+/// say what they say without the cache. (The near miss, a sound cache, is that case's: no
+/// entry.)
+///
+/// It was a divergence: klogscan never read the cache and predicted a start.
 #[test]
-#[ignore = "divergence: a corrupt index in remote-log-index-cache (RemoteIndexCache.init's sanity checks) stops a tiered broker's start; klogscan does not read the cache"]
 fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
     use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let bad = encode_txn_index(&[AbortedTxn {
+        producer_id: 7,
+        first_offset: 0,
+        last_offset: 10,
+        last_stable_offset: 11,
+    }]);
+    let bare = check(vec![tiered()], |_| {});
     let c = check(vec![tiered()], |d| {
         let cache = index_cache(d, &log_dir(d), &ENTRIES);
-        let bad = encode_txn_index(&[AbortedTxn {
-            producer_id: 7,
-            first_offset: 0,
-            last_offset: 10,
-            last_stable_offset: 11,
-        }]);
-        std::fs::write(cache.join(cache_name(20, 2, "txnindex")), bad).unwrap();
+        std::fs::write(cache.join(cache_name(20, 2, "txnindex")), &bad).unwrap();
     });
-    let s: Vec<_> = (c.verify.broker_startup.iter())
-        .filter(|s| s.broker == Some(0))
-        .collect();
-    assert_eq!(s.len(), 1, "{s:?}");
-    assert_ne!(s[0].starts, Some(true));
-    assert_eq!(s[0].exception, "CorruptIndexException");
+    let s = refused(&c, "CorruptIndexException");
+    assert_eq!(s.thrown_by, "RemoteIndexCache.init");
+    assert!(s.assumes.is_some());
+    assert!(
+        s.message
+            .contains("is less than start offset 20: broker 0's next start"),
+        "{}",
+        s.message
+    );
+    assert_eq!(partitions(&c), partitions(&bare));
+    for (run, r) in [("scan", &c.scan), ("scan --remote-storage", &c.remote)] {
+        let bare_r = if run == "scan" {
+            &bare.scan
+        } else {
+            &bare.remote
+        };
+        assert_eq!(
+            crate::common::quiet::lines(&r.findings),
+            crate::common::quiet::lines(&bare_r.findings),
+            "{run}"
+        );
+    }
+}
+
+/// The startup entry `verify` and `verify --remote-storage` both give for broker 0 (the
+/// same), with `exception`, and their one `remote_index_cache_corrupt` finding.
+fn refused<'a>(c: &'a Checked, exception: &str) -> &'a klogscan::verify::BrokerStartup {
+    for r in [&c.verify, &c.verify_remote] {
+        let s: Vec<_> = (r.broker_startup.iter())
+            .filter(|s| s.broker == Some(0))
+            .collect();
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].starts, None);
+        assert_eq!(s[0].exception, exception);
+        assert_eq!(s[0].reason, "remote_index_cache_corrupt");
+        let f: Vec<_> = (r.log_dir_findings.iter())
+            .filter(|f| f.kind == Kind::RemoteIndexCacheCorrupt)
+            .collect();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].message, s[0].message);
+        assert_eq!(f[0].source.broker_id, Some(0));
+    }
+    assert_eq!(c.verify.broker_startup, c.verify_remote.broker_startup);
+    &c.verify.broker_startup[0]
+}
+
+/// `RemoteIndexCacheTest.testRSMReturnCorruptedIndexFile(OFFSET)` and `(TIMESTAMP)`: the
+/// offset and time indexes' `sanityCheck`s, which `RemoteIndexCache.init` runs on every
+/// complete entry with the start offset of its name as base offset. On disk: the cache of
+/// three entries with `20_<uuid>.index` four bytes longer (not a multiple of 8), then with
+/// one entry of relative offset -1 (offset 19, below the start 20), then
+/// `20_<uuid>.timeindex` with a last timestamp below its first: each stops the start
+/// (`CorruptIndexException`, Kafka's message). Near miss: the sound cache of
+/// `an_index_cache_beside_a_tiered_partition_is_not_scanned` (no entry).
+#[test]
+fn a_corrupt_offset_or_time_index_in_the_cache_stops_the_next_start() {
+    // The cache with entry [20,39]'s file `ext` made `edit(its bytes)`.
+    let with = |ext: &'static str, edit: fn(Vec<u8>) -> Vec<u8>| {
+        check(vec![tiered()], move |d| {
+            let cache = index_cache(d, &log_dir(d), &ENTRIES);
+            let f = cache.join(cache_name(20, 2, ext));
+            let bytes = edit(std::fs::read(&f).unwrap());
+            std::fs::write(f, bytes).unwrap();
+        })
+    };
+    let c = with("index", |b| [b, vec![0; 4]].concat());
+    let s = refused(&c, "CorruptIndexException");
+    assert!(
+        s.message
+            .contains("which is neither positive nor a multiple of 8"),
+        "{}",
+        s.message
+    );
+    let c = with("index", |_| {
+        [(-1i32).to_be_bytes(), 0i32.to_be_bytes()].concat()
+    });
+    let s = refused(&c, "CorruptIndexException");
+    assert!(
+        s.message
+            .contains("the last offset is 19 which is less than the base offset 20"),
+        "{}",
+        s.message
+    );
+    let c = with("timeindex", |_| {
+        let entry = |ts: i64, rel: i32| [&ts.to_be_bytes()[..], &rel.to_be_bytes()[..]].concat();
+        [entry(100, 1), entry(50, 2)].concat()
+    });
+    let s = refused(&c, "CorruptIndexException");
+    assert!(
+        s.message
+            .contains("the last timestamp is 50 which is less than the first timestamp 100"),
+        "{}",
+        s.message
+    );
+}
+
+/// What `RemoteIndexCache.init` never reads: an entry missing one of its three files (it
+/// deletes the other two), and the cleaner's `.deleted` and a fetch's `.tmp` files (deleted
+/// first since 4.1; before it, listed but never opened: only `<prefix>.index`,
+/// `.timeindex` and `.txnindex` are). On disk: the cache with the corrupt `.txnindex` of the
+/// first case but no `20_<uuid>.timeindex`; then the entry of [20,39] renamed `.deleted`
+/// with that corrupt `.txnindex` and an offset index of odd length, beside
+/// `40_<uuid>.index.tmp` of odd length next to the sound entry of [40,59]. Neither stops the
+/// start: no `broker_startup` entry, no finding, the same lines as without the cache. Near
+/// miss: the first case (the entry complete), which does.
+#[test]
+fn entries_init_deletes_or_never_opens_do_not_stop_the_start() {
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    let bad = encode_txn_index(&[AbortedTxn {
+        producer_id: 7,
+        first_offset: 0,
+        last_offset: 10,
+        last_stable_offset: 11,
+    }]);
+    let bare = check(vec![tiered()], |_| {});
+    let quiet = |c: &Checked| {
+        assert_eq!(all_lines(c), all_lines(&bare));
+        for r in [&c.verify, &c.verify_remote] {
+            assert_eq!(r.broker_startup.len(), 0, "{:?}", r.broker_startup);
+        }
+    };
+    let c = check(vec![tiered()], |d| {
+        let cache = index_cache(d, &log_dir(d), &ENTRIES);
+        std::fs::write(cache.join(cache_name(20, 2, "txnindex")), &bad).unwrap();
+        std::fs::remove_file(cache.join(cache_name(20, 2, "timeindex"))).unwrap();
+    });
+    quiet(&c);
+    let c = check(vec![tiered()], |d| {
+        let cache = index_cache(d, &log_dir(d), &ENTRIES);
+        std::fs::write(cache.join(cache_name(20, 2, "txnindex")), &bad).unwrap();
+        std::fs::write(cache.join(cache_name(20, 2, "index")), [0; 12]).unwrap();
+        for e in ["index", "timeindex", "txnindex"] {
+            let n = cache_name(20, 2, e);
+            std::fs::rename(cache.join(&n), cache.join(format!("{n}.deleted"))).unwrap();
+        }
+        let tmp = format!("{}.tmp", cache_name(40, 3, "index"));
+        std::fs::write(cache.join(tmp), [0; 12]).unwrap();
+    });
+    quiet(&c);
 }
 
 /// `dump` of the cache's files. kafka-dump-log takes a file's base offset from the text

@@ -15,8 +15,10 @@
 //! `scan --remote-storage`, `verify` and `verify --remote-storage`
 //! (`kafka_quiet_tiered_cases::check`), and asserts what a broker's start makes of it: the
 //! directory is not a partition (`LogManager.loadLogs` skips it by name), so nothing of it is
-//! scanned or reported; with a near miss that flips it (the same files where the log loader
-//! reads them).
+//! scanned as a log; `verify` reads it as `RemoteIndexCache.init` does (an entry whose index
+//! fails its sanity check stops the start: `remote_index_cache_corrupt`); each with a near
+//! miss that flips it (the same files where the log loader reads them, an entry `init`
+//! deletes or never opens).
 //!
 //! `TransactionsWithTieredStoreTest` rolls a segment after every batch and waits until the
 //! leader copied every segment below the last stable offset and local retention removed it
