@@ -26,8 +26,9 @@ fn entry(version: i16, pid: i64, first: i64, last: i64, lso: i64) -> Vec<u8> {
 /// `.txnindex` is the 34 bytes built by hand (version 0 — what
 /// `MessageUtil.toVersionPrefixedByteBuffer` writes for `AbortedTxn`'s only version — then
 /// 983493, 137, 299, 200), and the log dir is quiet for every release (none given, 4.3.0,
-/// 4.4.0). Near miss: the version int16 1 (`00 01`). Up to 4.3 `AbortedTxn.version()`
-/// read the first byte alone, 0: the entry loads and reads as the abort, quiet. Since 4.4
+/// 4.4.0). Near misses: the version int16 1 (`00 01`) and −256 (`ff 00`). Up to 4.3
+/// `AbortedTxn.version()` read the first byte alone, 0 and −1, neither above the current 0:
+/// the entry loads and reads as the abort, quiet. Since 4.4
 /// `TransactionIndex`'s iterator reads the whole int16 and accepts 0 to 0: it throws a
 /// `KafkaException`, which `LogLoader.loadSegmentFiles` does not catch (it is neither a
 /// missing nor a corrupt index) — the log fails to load, whatever the shutdown.
@@ -54,24 +55,29 @@ fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
         let v = w.verify_as(ver);
         assert!(v.findings().next().is_none(), "{ver:?}: {}", all(&s, &v));
     }
-    // Near miss: the version int16 1.
-    std::fs::write(&txn, entry(1, 983_493, 137, 299, 200)).unwrap();
-    for v in [w.verify(), w.verify_as(v43)] {
-        assert!(v.findings().next().is_none(), "{}", all(&s, &v));
-        assert!(v.partitions[0].prediction.load_failure.is_none());
+    // Near misses: the version int16 1 (`00 01`) and −256 (`ff 00`, first byte −1).
+    for version in [1i16, -256] {
+        std::fs::write(&txn, entry(version, 983_493, 137, 299, 200)).unwrap();
+        for v in [w.verify(), w.verify_as(v43)] {
+            assert!(v.findings().next().is_none(), "{version}: {}", all(&s, &v));
+            assert!(v.partitions[0].prediction.load_failure.is_none());
+        }
+        let v = w.verify_as(v44);
+        let failure = v.partitions[0].prediction.load_failure.as_ref();
+        let words = format!(
+            "Unexpected aborted transaction version {version} in transaction index {}, \
+             supported version range is 0 to 0",
+            txn.display()
+        );
+        assert!(
+            failure.is_some_and(|f| f.kind == "txnindex_mismatch"
+                && f.exception.contains("KafkaException")
+                && f.message.ends_with(&words)),
+            "{failure:#?}\n{}",
+            all(&s, &v)
+        );
+        let f = of_kind(v.findings(), Kind::TxnindexMismatch);
+        assert_eq!(f.len(), 1, "{}", all(&s, &v));
+        assert!(f[0].broker_behaviour.contains("KafkaException at load"));
     }
-    let v = w.verify_as(v44);
-    let failure = v.partitions[0].prediction.load_failure.as_ref();
-    assert!(
-        failure.is_some_and(|f| f.kind == "txnindex_mismatch"
-            && f.exception.contains("KafkaException")
-            && f.message
-                .contains("Unexpected aborted transaction version 1 in transaction index")
-            && f.message.ends_with("supported version range is 0 to 0")),
-        "{failure:#?}\n{}",
-        all(&s, &v)
-    );
-    let f = of_kind(v.findings(), Kind::TxnindexMismatch);
-    assert_eq!(f.len(), 1, "{}", all(&s, &v));
-    assert!(f[0].broker_behaviour.contains("KafkaException at load"));
 }
