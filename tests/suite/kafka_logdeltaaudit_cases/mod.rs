@@ -1,11 +1,13 @@
 //! The log layer's Kafka tests added, or whose assertions changed, between the 2024-10 trunk
 //! (apache/kafka) and the 2026-08 trunk (confluentinc/kafka, Apache trunk with Confluent's
-//! merges), for the methods no earlier klogscan test cited: `LogSegmentTest`,
-//! `UnifiedLogTest`, `LogCleanerTest`, `TransactionIndexTest` and `LogManagerTest` (the
-//! others of the log layer — `LogLoaderTest`, `LogSegmentsTest`, `LocalLogTest`,
-//! `LogCleanerManagerTest`, `ProducerStateManagerTest`, `OffsetIndexTest`, `TimeIndexTest`,
-//! `LogValidatorTest`, `LeaderEpochFileCacheTest` — gained no method that leaves bytes of
-//! its own, or only API changes; docs/testing.md's table says which).
+//! merges), for the methods no earlier klogscan test cited. The cases come from
+//! `LogSegmentTest` (KAFKA-806), `TransactionIndexTest` (KAFKA-19562) and the cleaner's
+//! integration tests restored with KAFKA-13093 (`LogCleanerParameterizedIntegrationTest`);
+//! the other new or changed methods of `UnifiedLogTest`, `LogLoaderTest`, `LogSegmentsTest`,
+//! `LocalLogTest`, `LogCleanerTest`, `LogCleanerManagerTest`, `ProducerStateManagerTest`,
+//! `OffsetIndexTest`, `TimeIndexTest`, `LogValidatorTest`, `LeaderEpochFileCacheTest` and
+//! `LogManagerTest` leave no bytes of their own, are API changes, or are covered by an
+//! earlier case (docs/testing.md's table says which).
 //!
 //! Each test writes the partition directory the Kafka test's log leaves, runs `scan` and
 //! `verify` through the library (`request::run`, `request::verify`: what the CLI calls) and
@@ -21,7 +23,11 @@
 //!   a v2 batch (`MemoryRecords.filterTo` → `buildRetainedRecordsInto`): a magic-0 message
 //!   becomes a single-record batch at its own offset, CreateTime, timestamp −1, no
 //!   producer, partition leader epoch −1; `LogSegment.recover` assigns no epoch for a
-//!   negative one and the time index takes no entry for a timestamp of −1.
+//!   negative one and the time index takes no entry for a timestamp of −1;
+//! * since KAFKA-19562 (4.4) `TransactionIndex` reads an entry's version as its whole int16
+//!   and loads version 0 alone; before, the hand-written `AbortedTxn.version()` read the
+//!   first byte (`00 01` and `ff 00` loaded). Any other version throws a `KafkaException`
+//!   that `LogLoader.loadSegmentFiles` does not catch: the log does not load.
 //!
 //! Where klogscan disagrees with Kafka the test asserts Kafka's answer and is `#[ignore =
 //! "divergence: …"]`.
