@@ -110,6 +110,7 @@ mod kafka_legacy_format_cases;
 mod kafka_lmaudit_cases;
 mod kafka_locallogaudit_cases;
 mod kafka_log_loader_round2_cases;
+mod kafka_logdeltaaudit_cases;
 mod kafka_logmanager_cases;
 mod kafka_lso_round2_cases;
 mod kafka_meta_properties_cases;

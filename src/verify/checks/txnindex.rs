@@ -10,6 +10,7 @@ use crate::read::format::index::{
     AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex, TxnSanityProblem,
 };
 use crate::read::segment::FileClass;
+use crate::verify::BrokerVersion;
 use serde_json::json;
 
 /// Check one segment's transaction index; a failed sanity check sets `corrupt_index`
@@ -53,8 +54,24 @@ pub(super) fn check(
             // index exists (else the segment is recovered, which rewrites this file) and,
             // before 2.3, when the offset and time indexes passed.
             let checked = !missing_index && corrupt_index.is_none();
-            match t.sanity_check() {
-                Err(e) if e.problem == TxnSanityProblem::UnknownVersion && checked => {
+            // Since 4.4 (KAFKA-19562, `TransactionIndex.iterable` reading the generated
+            // `AbortedTxn`) the version is the whole int16 and only 0 loads; before, the
+            // first byte alone (`AbortedTxn.version()`). Without `--broker-version` the
+            // older reading stays (it accepts what every release before 4.4 loads).
+            let since_4_4 = (opts.broker_version).is_some_and(|v| v >= BrokerVersion(4, 4, 0));
+            let sanity = if since_4_4 {
+                t.sanity_check_since_4_4()
+            } else {
+                t.sanity_check()
+            };
+            let refused = |p: TxnSanityProblem| {
+                matches!(
+                    p,
+                    TxnSanityProblem::UnknownVersion | TxnSanityProblem::UnsupportedVersion
+                )
+            };
+            match sanity {
+                Err(e) if refused(e.problem) && checked => {
                     let msg = e.kafka_message(&abs);
                     *load_error = Some(msg.clone());
                     out.push(

@@ -271,6 +271,43 @@ fn txn_index() {
     assert_eq!(TxnIndex::new(&b, 100).sanity_check(), Ok(()));
 }
 
+/// Kafka 4.4 (KAFKA-19562) reads the whole int16 version and accepts 0 alone: `00 01` and
+/// `ff 00`, which the first-byte reading accepts, fail its iteration; the first refused
+/// entry still decides against a lastOffset below the base.
+#[test]
+fn txn_sanity_since_4_4_reads_the_whole_version() {
+    for v in [1i16, -256, 0x0100] {
+        let b = txn(v, 7, 90, 120, 121);
+        let e = TxnIndex::new(&b, 100).sanity_check_since_4_4().unwrap_err();
+        assert_eq!(e.problem, TxnSanityProblem::UnsupportedVersion);
+        assert_eq!(e.exception(), "KafkaException");
+        assert_eq!(
+            e.kafka_message("/x.txnindex"),
+            format!(
+                "Unexpected aborted transaction version {v} in transaction index /x.txnindex, \
+                 supported version range is 0 to 0"
+            )
+        );
+    }
+    assert_eq!(
+        TxnIndex::new(&txn(1, 7, 90, 120, 121), 100).sanity_check(),
+        Ok(())
+    );
+    let b = txn(0, 7, 90, 120, 121);
+    assert_eq!(TxnIndex::new(&b, 100).sanity_check_since_4_4(), Ok(()));
+    let mut b = txn(0, 7, 90, 99, 100);
+    b.extend(txn(1, 8, 95, 130, 131));
+    let e = TxnIndex::new(&b, 100).sanity_check_since_4_4().unwrap_err();
+    assert_eq!(e.problem, TxnSanityProblem::LastOffsetBelowBase);
+    let mut b = txn(1, 8, 95, 99, 100);
+    b.extend(txn(0, 7, 90, 99, 100));
+    let e = TxnIndex::new(&b, 100).sanity_check_since_4_4().unwrap_err();
+    assert_eq!(
+        (e.problem, e.txn.slot),
+        (TxnSanityProblem::UnsupportedVersion, 0)
+    );
+}
+
 /// A minimal v2 batch header (61 bytes, no records) for log-check tests.
 fn v2_batch(base: i64, last_delta: i32, max_ts: i64) -> Vec<u8> {
     let mut b = vec![0u8; 61];

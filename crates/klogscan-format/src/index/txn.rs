@@ -58,6 +58,11 @@ pub enum TxnSanityProblem {
     /// plain `KafkaException`, which `LogLoader.loadSegmentFiles` does not catch: the log
     /// does not load.
     UnknownVersion,
+    /// Kafka 4.4 and later (KAFKA-19562, the generated `AbortedTxn`): the iterator reads
+    /// the version as the whole int16 and refuses any outside `LOWEST_SUPPORTED_VERSION`
+    /// to `HIGHEST_SUPPORTED_VERSION` (0 to 0), below 0 as above: the same
+    /// `KafkaException`, the same failed load ([`TxnIndex::sanity_check_since_4_4`]).
+    UnsupportedVersion,
 }
 
 impl TxnSanityError {
@@ -73,6 +78,10 @@ impl TxnSanityError {
                 "Unexpected aborted transaction version {} in transaction index {abs_path}, current version is 0",
                 self.txn.version
             ),
+            TxnSanityProblem::UnsupportedVersion => format!(
+                "Unexpected aborted transaction version {} in transaction index {abs_path}, supported version range is 0 to 0",
+                self.txn.version_i16
+            ),
         }
     }
 
@@ -80,7 +89,9 @@ impl TxnSanityError {
     pub fn exception(&self) -> &'static str {
         match self.problem {
             TxnSanityProblem::LastOffsetBelowBase => "CorruptIndexException",
-            TxnSanityProblem::UnknownVersion => "KafkaException",
+            TxnSanityProblem::UnknownVersion | TxnSanityProblem::UnsupportedVersion => {
+                "KafkaException"
+            }
         }
     }
 }
@@ -137,9 +148,27 @@ impl<'a> TxnIndex<'a> {
     /// file order; each is refused for a version above 0 (by the iterator) or a lastOffset
     /// below the base offset (by the check), the first refusal thrown.
     pub fn sanity_check(&self) -> Result<(), TxnSanityError> {
+        self.sanity_check_reading(|t| t.version > 0, TxnSanityProblem::UnknownVersion)
+    }
+
+    /// [`TxnIndex::sanity_check`] as Kafka 4.4 and later run it
+    /// (`TransactionIndex.iterable` since KAFKA-19562): the version is the entry's whole
+    /// int16 and only 0 is read; before, the hand-written `AbortedTxn.version()` read its
+    /// first byte alone, so `00 01` read as 0 and `ff 00` as −1, both accepted then and
+    /// both refused now.
+    pub fn sanity_check_since_4_4(&self) -> Result<(), TxnSanityError> {
+        self.sanity_check_reading(|t| t.version_i16 != 0, TxnSanityProblem::UnsupportedVersion)
+    }
+
+    /// The load's check with `refused` deciding which versions the iterator throws on.
+    fn sanity_check_reading(
+        &self,
+        refused: impl Fn(&AbortedTxn) -> bool,
+        unknown: TxnSanityProblem,
+    ) -> Result<(), TxnSanityError> {
         let problem = |t: &AbortedTxn| {
-            if t.version > 0 {
-                Some(TxnSanityProblem::UnknownVersion)
+            if refused(t) {
+                Some(unknown)
             } else if t.last_offset < self.base_offset {
                 Some(TxnSanityProblem::LastOffsetBelowBase)
             } else {
