@@ -737,8 +737,16 @@ mod tests {
     fn a_tv2_abort_at_the_last_epoch_keeps_it() {
         use TxnState::*;
         let ongoing = snap(Ongoing, 10, i16::MAX);
-        assert!(epoch_step_ok(&ongoing, &snap(PrepareAbort, 10, i16::MAX), true));
+        assert!(epoch_step_ok(
+            &ongoing,
+            &snap(PrepareAbort, 10, i16::MAX),
+            true
+        ));
         let below = snap(Ongoing, 10, EXHAUSTED_EPOCH);
-        assert!(!epoch_step_ok(&below, &snap(PrepareAbort, 10, EXHAUSTED_EPOCH), true));
+        assert!(!epoch_step_ok(
+            &below,
+            &snap(PrepareAbort, 10, EXHAUSTED_EPOCH),
+            true
+        ));
     }
 }
