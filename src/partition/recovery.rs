@@ -38,7 +38,7 @@ pub(crate) use plan::{
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 pub(crate) use stop::ReadThrows;
 pub use stop::{StopReason, SwappedTail};
-pub use version::{BrokerVersion, producer_expiration_ms};
+pub use version::{BrokerVersion, producer_expiration_ms, reads_whole_txn_index_version};
 pub(crate) use wording::word_integrity_finding;
 
 use crate::discover::layout::LogDir;

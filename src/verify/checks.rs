@@ -188,10 +188,15 @@ pub(crate) fn verify_one(
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(&loaded, r, opts, swaps.as_ref(), out);
     let (mut snapshots, twins) = snapshot::check_snapshots(p, r, opts, out);
+    // How the load reads a `.txnindex` (the whole entry version since 4.4).
+    let read = (
+        opts.scan.mmap,
+        crate::partition::recovery::reads_whole_txn_index_version(opts.broker_version),
+    );
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
     if let Some(sw) = &swaps {
-        segments = sw.apply(segments, p, opts.scan.mmap).0;
+        segments = sw.apply(segments, p, read).0;
         drop_swapped_snapshots(sw, &mut snapshots, &mut leftovers);
     }
     // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
@@ -208,7 +213,7 @@ pub(crate) fn verify_one(
     }
     // The segments opened under the broker's names for the aliases (created empty where
     // no file has that name).
-    let (segments, unmodelled) = aliases.apply(segments, p, swaps.as_ref(), opts.scan.mmap);
+    let (segments, unmodelled) = aliases.apply(segments, p, swaps.as_ref(), read);
     // A -delete copy's producer state is rebuilt only to offset 0, and the log dir's
     // offset checkpoints hold no entry of its own (`LogManager.asyncDelete` rewrites them
     // without it: an entry under its name is a live log's), so neither check is its.

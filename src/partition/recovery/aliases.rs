@@ -301,7 +301,7 @@ impl Aliases {
         mut inputs: Vec<SegmentInput>,
         p: &PartitionDir,
         swaps: Option<&CompletedSwaps>,
-        mmap: crate::read::segment::MmapMode,
+        read: (crate::read::segment::MmapMode, bool),
     ) -> (Vec<SegmentInput>, Option<String>) {
         if self.is_empty() {
             return (inputs, None);
@@ -342,7 +342,7 @@ impl Aliases {
             // checked; without one the segment is recovered (all three rebuilt).
             let verdict = txn
                 .filter(|_| index.is_some())
-                .map(|t| super::txnindex_verdict(t, &t.display().to_string(), base, mmap));
+                .map(|t| super::txnindex_verdict(t, &t.display().to_string(), base, read));
             let (corrupt_index, load_error) = match verdict {
                 Some(super::TxnIndexVerdict::LoadFails(msg)) => (None, Some(msg)),
                 Some(super::TxnIndexVerdict::Corrupt(why)) => (Some(why), None),

@@ -160,12 +160,13 @@ pub(crate) enum TxnIndexVerdict {
 }
 
 /// [`TxnIndexVerdict`] of the `.txnindex` at `path` for base offset `base_offset`; Kafka's
-/// messages name the file `shown` (the path the broker reads it at).
+/// messages name the file `shown` (the path the broker reads it at); `whole_version`: the
+/// broker reads an entry's whole version (4.4+, [`super::reads_whole_txn_index_version`]).
 pub(crate) fn txnindex_verdict(
     path: &Path,
     shown: &str,
     base_offset: i64,
-    mode: crate::read::segment::MmapMode,
+    (mode, whole_version): (crate::read::segment::MmapMode, bool),
 ) -> TxnIndexVerdict {
     use crate::read::format::index::{TxnIndex, TxnSanityProblem};
     let Ok(bytes) =
@@ -173,7 +174,12 @@ pub(crate) fn txnindex_verdict(
     else {
         return TxnIndexVerdict::Sound;
     };
-    match TxnIndex::new(&bytes, base_offset).sanity_check() {
+    let index = TxnIndex::new(&bytes, base_offset);
+    let checked = match whole_version {
+        true => index.sanity_check_since_4_4(),
+        false => index.sanity_check(),
+    };
+    match checked {
         Ok(()) => TxnIndexVerdict::Sound,
         Err(e) => match e.problem {
             TxnSanityProblem::LastOffsetBelowBase => TxnIndexVerdict::Corrupt(format!(
@@ -192,9 +198,9 @@ pub(crate) fn txnindex_verdict(
 pub(crate) fn txnindex_corruption(
     path: &Path,
     base_offset: i64,
-    mode: crate::read::segment::MmapMode,
+    read: (crate::read::segment::MmapMode, bool),
 ) -> Option<String> {
-    match txnindex_verdict(path, &path.display().to_string(), base_offset, mode) {
+    match txnindex_verdict(path, &path.display().to_string(), base_offset, read) {
         TxnIndexVerdict::Corrupt(why) => Some(why),
         _ => None,
     }

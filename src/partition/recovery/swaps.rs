@@ -234,13 +234,14 @@ impl CompletedSwaps {
     /// segment there), and each swapped-in segment — named by its `.log.swap` file, so that
     /// nothing said of the file it replaces (same base, same name once renamed) is taken for
     /// it; recovered for a missing offset index when it had no `.index.swap`; its
-    /// `.txnindex.swap` checked at load as any segment's. Returns them with the names of
+    /// `.txnindex.swap` checked at load as any segment's (`read`: how the load maps it and
+    /// whether it reads an entry's whole version, [`super::txnindex_verdict`]). Returns them with the names of
     /// the segments the swaps replace.
     pub(crate) fn apply(
         &self,
         inputs: Vec<SegmentInput>,
         p: &PartitionDir,
-        mmap: crate::read::segment::MmapMode,
+        read: (crate::read::segment::MmapMode, bool),
     ) -> (Vec<SegmentInput>, Vec<String>) {
         let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) =
             inputs.into_iter().partition(|s| self.removes(s.base));
@@ -305,7 +306,7 @@ impl CompletedSwaps {
             let verdict = txn.map(|t| {
                 let renamed = t.display().to_string();
                 let shown = renamed.strip_suffix(".swap").unwrap_or(&renamed);
-                super::txnindex_verdict(t, shown, s.base, mmap)
+                super::txnindex_verdict(t, shown, s.base, read)
             });
             let (corrupt_index, load_error) = match verdict {
                 Some(super::TxnIndexVerdict::LoadFails(msg)) if has_index => (None, Some(msg)),

@@ -86,6 +86,15 @@ pub fn producer_expiration_ms(version: Option<BrokerVersion>) -> i64 {
     }
 }
 
+/// Whether a broker of `version` reads a `.txnindex` entry's version as the whole int16 and
+/// loads only 0 (since 4.4, KAFKA-19562: `TransactionIndex` iterates the generated
+/// `AbortedTxn`), where earlier releases read its first byte alone (`AbortedTxn.version()`).
+/// `None` (not stated): the earlier reading, which accepts what every release before 4.4
+/// loads.
+pub fn reads_whole_txn_index_version(version: Option<BrokerVersion>) -> bool {
+    version.is_some_and(|v| v >= BrokerVersion(4, 4, 0))
+}
+
 impl std::fmt::Display for BrokerVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}.{}", self.0, self.1, self.2)

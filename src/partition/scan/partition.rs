@@ -673,6 +673,11 @@ fn apply_recovery(
     let (clean_shutdown, recovery_point) = (dir.clean_shutdown, dir.recovery_point);
     let log_start_checkpoint = dir.checkpointed_log_start;
     let mmap = opts.mmap;
+    // How the load reads a `.txnindex` (the whole entry version since 4.4).
+    let txn_read = (
+        mmap,
+        recovery::reads_whole_txn_index_version(opts.broker_version),
+    );
     // Each walk's segment files, by base offset (one lookup per segment, not a scan of
     // the partition's segments: 10 000 segments made that quadratic).
     let files: HashMap<i64, &layout::SegmentFiles> = loaded
@@ -697,7 +702,7 @@ fn apply_recovery(
                     files
                         .get(&w.base_offset)
                         .and_then(|s| s.txnindex.as_deref())
-                        .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, mmap))
+                        .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, txn_read))
                 })
                 .flatten(),
             // What fails the load is `verify`'s to predict; the scan plans the recovery.
@@ -712,7 +717,7 @@ fn apply_recovery(
         .collect();
     // The segments the load sees once it has completed the swaps it finds.
     let (mut inputs, replaced) = match swaps {
-        Some(s) => s.apply(inputs, p, mmap),
+        Some(s) => s.apply(inputs, p, txn_read),
         None => (inputs, Vec::new()),
     };
     // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
@@ -730,7 +735,7 @@ fn apply_recovery(
     // The segments the load opens under the broker's names for files found under others
     // (created empty when no file has that name): never the bytes of those files.
     let aliases = recovery::aliases::Aliases::of(p);
-    let (inputs, unmodelled) = aliases.apply(inputs, p, swaps, mmap);
+    let (inputs, unmodelled) = aliases.apply(inputs, p, swaps, txn_read);
     let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
     let mut plan = recovery::plan_segments(
         clean_shutdown,

@@ -10,7 +10,6 @@ use crate::read::format::index::{
     AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex, TxnSanityProblem,
 };
 use crate::read::segment::FileClass;
-use crate::verify::BrokerVersion;
 use serde_json::json;
 
 /// Check one segment's transaction index; a failed sanity check sets `corrupt_index`
@@ -58,7 +57,8 @@ pub(super) fn check(
             // `AbortedTxn`) the version is the whole int16 and only 0 loads; before, the
             // first byte alone (`AbortedTxn.version()`). Without `--broker-version` the
             // older reading stays (it accepts what every release before 4.4 loads).
-            let since_4_4 = (opts.broker_version).is_some_and(|v| v >= BrokerVersion(4, 4, 0));
+            let since_4_4 =
+                crate::partition::recovery::reads_whole_txn_index_version(opts.broker_version);
             let sanity = if since_4_4 {
                 t.sanity_check_since_4_4()
             } else {

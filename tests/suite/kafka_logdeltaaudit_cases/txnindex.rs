@@ -81,3 +81,44 @@ fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
         assert!(f[0].broker_behaviour.contains("KafkaException at load"));
     }
 }
+
+/// The same entry of version int16 1 (`00 01`), in a `.txnindex.swap` the load renames in
+/// with its segment (`LogLoader.load` completes a swap — `137.log.swap`, `.index.swap`,
+/// `.txnindex.swap` — before `loadSegmentFiles` runs `LogSegment.sanityCheck` on the
+/// swapped-in segment, transaction index included): a 4.4 broker fails the load there,
+/// earlier ones read the first byte (0) and load it. Near miss: the same swap under 4.3.0
+/// and with no release stated — no load failure.
+#[test]
+fn a_swapped_in_transaction_index_of_version_1_fails_the_load_since_4_4() {
+    let (a, b) = (
+        Producer::transactional(983_493, 0),
+        Producer::transactional(7, 0),
+    );
+    let mut p = PartitionBuilder::new(TOPIC, 0).start_offset(137);
+    p.append(Batch::new(a).records(63));
+    p.append(Batch::new(b).records(99));
+    p.abort(a, 0);
+    p.commit(b, 0);
+    let w = Written::new(LogDirBuilder::new(1).cluster_id("c1").partition(p));
+    let name = |ext: &str| w.pdir().join(format!("{:020}.{ext}", 137));
+    for ext in ["log", "index"] {
+        let swap = name(&format!("{ext}.swap"));
+        std::fs::copy(name(ext), swap).unwrap();
+    }
+    let swap = name("txnindex.swap");
+    std::fs::write(&swap, entry(1, 983_493, 137, 299, 200)).unwrap();
+    let v44 = w.verify_as(BrokerVersion(4, 4, 0));
+    let failure = v44.partitions[0].prediction.load_failure.as_ref();
+    let shown = name("txnindex").display().to_string();
+    assert!(
+        failure.is_some_and(|f| f.exception.contains("KafkaException")
+            && f.message
+                .contains("Unexpected aborted transaction version 1")
+            && f.message.contains(&shown)),
+        "{failure:#?}"
+    );
+    for v in [w.verify_as(BrokerVersion(4, 3, 0)), w.verify()] {
+        let failure = v.partitions[0].prediction.load_failure.as_ref();
+        assert!(failure.is_none(), "{failure:#?}");
+    }
+}
