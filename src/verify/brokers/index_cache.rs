@@ -73,7 +73,8 @@ pub(super) fn check(
             continue;
         };
         let removes_leftovers = version.is_none_or(|v| v >= BrokerVersion(4, 1, 0));
-        let Some(bad) = judge(cache, removes_leftovers, mode) else {
+        let whole = crate::partition::recovery::reads_whole_txn_index_version(version);
+        let Some(bad) = judge(cache, (removes_leftovers, whole), mode) else {
             continue;
         };
         if !bad.is_empty() {
@@ -92,7 +93,13 @@ struct Bad {
 
 /// The complete entries of `cache` that `init` refuses, in name order; `None` when the
 /// cache cannot be judged (a name `init` cannot parse, an entry that cannot be read).
-fn judge(cache: &Path, removes_leftovers: bool, mode: MmapMode) -> Option<Vec<Bad>> {
+/// `removes_leftovers`: the release removes `.deleted`/`.tmp` files first; `whole_version`:
+/// it reads a transaction index entry's whole int16 version (4.4+).
+fn judge(
+    cache: &Path,
+    (removes_leftovers, whole_version): (bool, bool),
+    mode: MmapMode,
+) -> Option<Vec<Bad>> {
     let mut names = BTreeSet::new();
     for e in std::fs::read_dir(cache).ok()? {
         let name = e.ok()?.file_name().into_string().ok()?;
@@ -126,7 +133,7 @@ fn judge(cache: &Path, removes_leftovers: bool, mode: MmapMode) -> Option<Vec<Ba
         };
         // `offsetFromRemoteIndexFileName`: `Long.parseLong` of the text before the first `_`.
         let start: i64 = prefix.split('_').next()?.parse().ok()?;
-        if let Some(b) = entry(cache, prefix, start, mode)? {
+        if let Some(b) = entry(cache, (prefix, start), whole_version, mode)? {
             bad.push(b);
         }
     }
@@ -147,7 +154,12 @@ fn parse_name(name: &str) -> Option<(&str, [u8; 16])> {
 /// The sanity checks `init` runs on the entry `prefix` (offset index, time index,
 /// transaction index, in that order) with base offset `start`: `Some(None)` when all pass,
 /// `None` when a file cannot be read.
-fn entry(cache: &Path, prefix: &str, start: i64, mode: MmapMode) -> Option<Option<Bad>> {
+fn entry(
+    cache: &Path,
+    (prefix, start): (&str, i64),
+    whole_version: bool,
+    mode: MmapMode,
+) -> Option<Option<Bad>> {
     let read = |ext: &str| {
         let path = cache.join(format!("{prefix}.{ext}"));
         let data = load(&path, FileClass::Index, mode, None).ok()?;
@@ -177,7 +189,11 @@ fn entry(cache: &Path, prefix: &str, start: i64, mode: MmapMode) -> Option<Optio
         return Some(Some(bad(&path, "CorruptIndexException", m)));
     }
     let (path, data) = read("txnindex")?;
-    let verdict = TxnIndex::new(&data, start).sanity_check();
+    let index = TxnIndex::new(&data, start);
+    let verdict = match whole_version {
+        true => index.sanity_check_since_4_4(),
+        false => index.sanity_check(),
+    };
     data.check_unchanged().ok()?;
     if let Err(e) = verdict {
         let m = e.kafka_message(&path.display().to_string());
@@ -273,6 +289,31 @@ mod tests {
             checkpointed: None,
             metadata_log: false,
         }
+    }
+
+    /// A transaction index entry of version int16 1 (`00 01`): the first-byte reading of
+    /// every release before 4.4 loads it (version 0), 4.4's whole-int16 one throws
+    /// (KAFKA-19562) — so only a stated 4.4 broker's start fails.
+    #[test]
+    fn a_whole_int16_txn_index_version_is_refused_from_4_4() {
+        let t = tempfile::tempdir().unwrap();
+        let ld = log_dir(t.path(), "a");
+        let cache = ld.path.join(REMOTE_LOG_INDEX_CACHE);
+        let prefix = "20_AAAAAAAAAAAAAAAAAAAAAQ";
+        std::fs::write(cache.join(format!("{prefix}.index")), []).unwrap();
+        let mut entry = 1i16.to_be_bytes().to_vec();
+        for v in [7i64, 21, 24, 25] {
+            entry.extend_from_slice(&v.to_be_bytes());
+        }
+        std::fs::write(cache.join(format!("{prefix}.txnindex")), entry).unwrap();
+        let run = |v: Option<BrokerVersion>| {
+            let mut out = (Vec::new(), Vec::new());
+            check(&[dir(&ld)], v, MmapMode::Auto, &mut out);
+            out.1.iter().map(|s| s.exception).collect::<Vec<_>>()
+        };
+        assert_eq!(run(Some(BrokerVersion(4, 4, 0))), vec!["KafkaException"]);
+        assert!(run(Some(BrokerVersion(4, 3, 0))).is_empty());
+        assert!(run(None).is_empty());
     }
 
     /// One cache of a broker is judged; two (which is the first of `log.dirs` is not
