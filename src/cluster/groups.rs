@@ -25,6 +25,8 @@ const METADATA_VERSION_4_1: i16 = 26;
 /// 4.1 or later is loaded by no 4.0 broker (`ClusterControlManager.registerBroker` refuses a
 /// broker that does not support the finalized level), so the failures only Kafka 4.0's load
 /// meets (KAFKA-19453) are dropped for it; without such a log they stay, scoped to 4.0.
+/// The release `verify --broker-version` gives decides every failure scoped before a fix
+/// (`check::findings_for`).
 pub fn cluster_check(
     report: &ScanReport,
     inv: &Inventory,
@@ -38,6 +40,8 @@ pub fn cluster_check(
         .filter(|(_, p)| p.topic == CONSUMER_OFFSETS_TOPIC)
         .map(|(i, p)| (p.path.clone(), i))
         .collect();
+    // `verify --broker-version`: the failures scoped before a fix are decided for it.
+    let release = opts.broker_version;
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     if index.is_empty() {
         return extra;
@@ -60,9 +64,9 @@ pub fn cluster_check(
                         .filter(|a| !a.fails_only_in_kafka_4_0())
                         .cloned()
                         .collect();
-                    check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, &a)
+                    check::findings_for(CONSUMER_OFFSETS_TOPIC, r.partition, &a, release)
                 }
-                false => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
+                false => check::findings_for(CONSUMER_OFFSETS_TOPIC, r.partition, a, release),
             };
             let f = match &r.carried.cluster_inputs.group_anomalies {
                 Some(a) => of(a),

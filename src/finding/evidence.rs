@@ -155,6 +155,15 @@ pub struct LoadJoint {
     pub load_fails_in: LoadFailsIn,
 }
 
+/// The release `verify --broker-version` stated, on a `group_load_failure` whose scope
+/// (`load_fails_in`, before a fix) that release is certainly in: its load throws at the
+/// record, and no later record is reached by it (`partition::groups::release`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ReleaseJoint {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker_version: Option<String>,
+}
+
 /// When a finding happened, as the filters (`--since`/`--until`) and the triage read it:
 /// the timestamp of the batch it is about (`batch`, else `first_batch`, else `marker`),
 /// else its own `timestamp` or `last_timestamp`, else the earliest of the records it

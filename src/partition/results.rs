@@ -111,8 +111,8 @@ pub struct ScanOptions {
     /// `collect` keeps them all (a bundle carries them).
     pub keep_coordinator_bytes: u64,
     /// `verify --broker-version`: the release whose behaviour the cluster-stage rules that
-    /// depend on it describe (`stray_replica`); `None`: unknown, every release range is
-    /// described.
+    /// depend on it describe (`stray_replica`, the `group_load_failure`s scoped before a
+    /// fix); `None`: unknown, every release range is described.
     pub broker_version: Option<crate::partition::recovery::BrokerVersion>,
 }
 

@@ -26,7 +26,7 @@ mod deletion;
 mod offsets;
 mod replay;
 mod shard;
-mod share_tombstones;
+pub(crate) mod share_tombstones;
 mod txn;
 
 use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines};

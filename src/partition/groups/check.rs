@@ -22,6 +22,7 @@ use super::model::{GroupState, GroupType};
 use super::replay::{Anomaly, AnomalyKind, Replay, UNCERTAIN};
 use crate::finding::evidence::{self, DeletionJoint, LoadFailsIn, LoadJoint};
 use crate::finding::{Finding, Kind, identity_key};
+use crate::partition::recovery::BrokerVersion;
 use crate::read::format::groups::CONSUMER_OFFSETS;
 use serde_json::json;
 
@@ -148,6 +149,20 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
 
 /// [`findings`] from a finished replay's anomalies (what the walk keeps per partition).
 pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
+    findings_for(topic, partition, anomalies, None)
+}
+
+/// [`findings_of`] for the loads of `release` (`verify --broker-version`): a failure
+/// scoped before a fix that release carries is not made (its load goes past the record to
+/// the next one it throws on), one it certainly throws on says so and hides what follows
+/// ([`super::release::for_release`]); `None`: every release, the scoped wording.
+pub(crate) fn findings_for(
+    topic: &str,
+    partition: i32,
+    anomalies: &[Anomaly],
+    release: Option<BrokerVersion>,
+) -> Vec<Finding> {
+    let anomalies = &*super::release::for_release(anomalies, release);
     let mut out = Vec::new();
     // The broker's load stops at the first record it throws on (a wrong group type, a
     // record that does not deserialize, a tombstone out of the coordinator's order): one
@@ -210,10 +225,13 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
 /// stop that only the releases before a fix meet (`LoadFailsIn::Kafka4Before*`,
 /// `Kafka3And4BeforeKafka20570`), the next one of a scope no stop before it covers (the
 /// releases with that fix replay past the first). A stop of every release (`kafka_4`,
-/// `kafka_3_and_4`, a record that does not deserialize) covers all that follows.
+/// `kafka_3_and_4`, a record that does not deserialize) covers all that follows, as does a
+/// scoped one decided for the release given (`evidence.broker_version`: its load stops
+/// there).
 fn load_stops(anomalies: &[Anomaly]) -> Vec<usize> {
     let scope = |a: &Anomaly| match a.kind {
         AnomalyKind::Undecodable => None,
+        _ if super::release::decided_for(a).is_some() => None,
         _ => match evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in {
             LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 => None,
             scoped => Some(scoped),
@@ -267,9 +285,19 @@ pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19453: &str = "Kafka 4.0.x (share grou
 /// (`replay::classic`).
 pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20570: &str = "the group coordinator's load of this partition throws at this record in the releases before KAFKA-20570. Kafka 4.x before it (PR #22264, May 2026: 4.0.x and 4.1.x, 4.2.0–4.2.1, 4.3.0–4.3.1; GroupMetadataManager.replay(GroupMetadataKey, …) → ClassicGroup.computeSubscribedTopics): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Kafka ≤ 3.x (GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset. Releases with KAFKA-20570 (4.2.2, 4.3.2, 4.4.0 and later: ConsumerProtocol turns every error of the read into the SchemaException the load catches) load it: the group loads without its subscribed topics";
 
+/// What a ≤ 3.x coordinator does with a record its load throws on (the release given,
+/// `verify --broker-version`, being one).
+pub(crate) const LOAD_THROWS_3X: &str = "the group coordinator's load of this partition throws at this record (Kafka ≤ 3.x: GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset";
+
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
         AnomalyKind::Undecodable => LOAD_THROWS_ANY,
+        _ if a.load_fails && super::release::decided_for(a).is_some() => {
+            match super::release::decided_for(a).is_some_and(|v| v >= BrokerVersion(4, 0, 0)) {
+                true => LOAD_THROWS_4X,
+                false => LOAD_THROWS_3X,
+            }
+        }
         _ if a.load_fails => match evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in {
             LoadFailsIn::Kafka4 => LOAD_THROWS_4X,
             LoadFailsIn::Kafka3And4 => LOAD_THROWS_ANY,

@@ -9,6 +9,7 @@ pub mod check;
 mod expiry;
 pub(crate) mod load;
 pub mod model;
+pub(crate) mod release;
 pub mod render;
 pub mod replay;
 mod values;

@@ -29,7 +29,8 @@ fn share_member(group: &str, m: &str) -> Spec {
     )
 }
 
-fn share_epoch(group: &str, epoch: i32) -> Spec {
+/// Share group metadata (type 11): the group epoch.
+pub(crate) fn share_epoch(group: &str, epoch: i32) -> Spec {
     (
         11,
         g(group),

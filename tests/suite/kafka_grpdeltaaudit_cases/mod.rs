@@ -26,7 +26,7 @@
 mod compaction;
 mod metadata;
 mod replay;
-mod subscriptions;
+pub(crate) mod subscriptions;
 mod topic_ids;
 
 use crate::kafka_groupaudit_cases::Loaded;

@@ -11,11 +11,11 @@ use serde_json::json;
 const GROUP: &str = "groupId";
 
 /// The poison bytes of the Kafka test: version 1, then a topic count of -1.
-const POISON: [u8; 6] = [0, 1, 0xff, 0xff, 0xff, 0xff];
+pub(crate) const POISON: [u8; 6] = [0, 1, 0xff, 0xff, 0xff, 0xff];
 
 /// `GroupMetadataValue` v3 of a Stable classic group of protocol type `protocol_type`,
 /// protocol `range`, generation 1, one member whose subscription is `subscription`.
-fn classic(protocol_type: &str, subscription: &[u8]) -> Spec {
+pub(crate) fn classic(protocol_type: &str, subscription: &[u8]) -> Spec {
     use base64::Engine;
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
     let m = json!({"memberId": "poisonMember", "groupInstanceId": null, "clientId": "client",
