@@ -162,7 +162,10 @@ pub struct VerifyArgs {
     /// Version of the broker that will load the data (e.g. 2.4.0, or a Confluent Platform
     /// version such as 5.4.0-ccs, read as the Kafka version it ships): below 2.4.1 a
     /// coordinator-epoch regression fails the load (KAFKA-9144); below 3.4.0 a loaded
-    /// producer expires after 7 days, not 1.
+    /// producer expires after 7 days, not 1; it also decides the coordinators' loads that
+    /// only some releases fail (group records before KAFKA-19453/19862/20254/20570, an
+    /// unknown transaction log value from 4.3.0) and, from 4.4.0, transaction index entry
+    /// versions read as a whole int16 (KAFKA-19562).
     #[arg(long)]
     pub broker_version: Option<klogscan::verify::BrokerVersion>,
 }
