@@ -125,6 +125,13 @@ struct SegmentCtx<'a> {
     missing_index: bool,
 }
 
+/// How the load reads a `.txnindex`: the mapping mode, and whether the stated broker reads
+/// an entry's whole int16 version (4.4+, `partition::recovery::txnindex_verdict`).
+fn txn_index_read(opts: &super::VerifyOptions) -> (crate::read::segment::MmapMode, bool) {
+    let whole = crate::partition::recovery::reads_whole_txn_index_version(opts.broker_version);
+    (opts.scan.mmap, whole)
+}
+
 /// Run every cross-check of one partition, push the findings, and predict its recovery.
 pub(crate) fn verify_one(
     p: &PartitionDir,
@@ -188,11 +195,7 @@ pub(crate) fn verify_one(
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(&loaded, r, opts, swaps.as_ref(), out);
     let (mut snapshots, twins) = snapshot::check_snapshots(p, r, opts, out);
-    // How the load reads a `.txnindex` (the whole entry version since 4.4).
-    let read = (
-        opts.scan.mmap,
-        crate::partition::recovery::reads_whole_txn_index_version(opts.broker_version),
-    );
+    let read = txn_index_read(opts);
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
     if let Some(sw) = &swaps {
