@@ -147,13 +147,7 @@ pub fn write_aiven(
                 chunk.to_vec()
             };
             if layout.encryption {
-                // Stands for AES-GCM: an IV and a tag around scrambled bytes.
-                t = [
-                    vec![0x11; 12],
-                    t.iter().map(|b| b ^ 0xa5).collect(),
-                    vec![0; 16],
-                ]
-                .concat();
+                t = stand_in_cipher(&t);
             }
             sizes.push(t.len() as u32);
             object.extend_from_slice(&t);
@@ -179,13 +173,8 @@ pub fn write_aiven(
             let mut bytes = bytes.unwrap_or_default();
             if layout.encryption {
                 // Each index encrypted on its own (`RemoteStorageManager.transformIndex`,
-                // never compressed): the same stand-in for AES-GCM as the chunks.
-                bytes = [
-                    vec![0x11; 12],
-                    bytes.iter().map(|b| b ^ 0xa5).collect(),
-                    vec![0; 16],
-                ]
-                .concat();
+                // never compressed).
+                bytes = stand_in_cipher(&bytes);
             }
             places.push(Some((indexes.len(), bytes.len())));
             indexes.extend(bytes);
@@ -198,6 +187,16 @@ pub fn write_aiven(
         keys.push(key);
     }
     Ok(keys)
+}
+
+/// Stands for the plugin's AES-GCM: an IV and a tag (28 bytes) around scrambled bytes.
+fn stand_in_cipher(plain: &[u8]) -> Vec<u8> {
+    [
+        vec![0x11; 12],
+        plain.iter().map(|b| b ^ 0xa5).collect(),
+        vec![0; 16],
+    ]
+    .concat()
 }
 
 /// Replace `m`'s `LocalTieredStorage` files by the plugin's objects of the same segments,

@@ -32,8 +32,9 @@ fn entry(version: i16, pid: i64, first: i64, last: i64, lso: i64) -> Vec<u8> {
 /// `TransactionIndex`'s iterator reads the whole int16 and accepts 0 to 0: it throws a
 /// `KafkaException`, which `LogLoader.loadSegmentFiles` does not catch (it is neither a
 /// missing nor a corrupt index) — the log fails to load, whatever the shutdown.
-#[test]
-fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
+/// The test's log: the segment from 137, producer 983493's batch 137–199, producer 7's
+/// 200–298, 983493's ABORT at 299, 7's COMMIT at 300.
+fn aborted_while_another_is_open() -> Written {
     let (a, b) = (
         Producer::transactional(983_493, 0),
         Producer::transactional(7, 0),
@@ -43,7 +44,12 @@ fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
     p.append(Batch::new(b).records(99));
     p.abort(a, 0);
     p.commit(b, 0);
-    let w = Written::new(LogDirBuilder::new(1).cluster_id("c1").partition(p));
+    Written::new(LogDirBuilder::new(1).cluster_id("c1").partition(p))
+}
+
+#[test]
+fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
+    let w = aborted_while_another_is_open();
     let txn = w.pdir().join(format!("{:020}.txnindex", 137));
     let hand = entry(0, 983_493, 137, 299, 200);
     assert_eq!(hand.len(), 34);
@@ -90,16 +96,7 @@ fn a_hand_written_entry_is_the_generated_one_and_4_4_reads_the_whole_version() {
 /// and with no release stated — no load failure.
 #[test]
 fn a_swapped_in_transaction_index_of_version_1_fails_the_load_since_4_4() {
-    let (a, b) = (
-        Producer::transactional(983_493, 0),
-        Producer::transactional(7, 0),
-    );
-    let mut p = PartitionBuilder::new(TOPIC, 0).start_offset(137);
-    p.append(Batch::new(a).records(63));
-    p.append(Batch::new(b).records(99));
-    p.abort(a, 0);
-    p.commit(b, 0);
-    let w = Written::new(LogDirBuilder::new(1).cluster_id("c1").partition(p));
+    let w = aborted_while_another_is_open();
     let name = |ext: &str| w.pdir().join(format!("{:020}.{ext}", 137));
     for ext in ["log", "index"] {
         let swap = name(&format!("{ext}.swap"));

@@ -314,35 +314,32 @@ fn a_corrupt_offset_or_time_index_in_the_cache_stops_the_next_start() {
             std::fs::write(f, bytes).unwrap();
         })
     };
-    let c = with("index", |b| [b, vec![0; 4]].concat());
-    let s = refused(&c, "CorruptIndexException");
-    assert!(
-        s.message
-            .contains("which is neither positive nor a multiple of 8"),
-        "{}",
-        s.message
-    );
-    let c = with("index", |_| {
-        [(-1i32).to_be_bytes(), 0i32.to_be_bytes()].concat()
-    });
-    let s = refused(&c, "CorruptIndexException");
-    assert!(
-        s.message
-            .contains("the last offset is 19 which is less than the base offset 20"),
-        "{}",
-        s.message
-    );
-    let c = with("timeindex", |_| {
-        let entry = |ts: i64, rel: i32| [&ts.to_be_bytes()[..], &rel.to_be_bytes()[..]].concat();
-        [entry(100, 1), entry(50, 2)].concat()
-    });
-    let s = refused(&c, "CorruptIndexException");
-    assert!(
-        s.message
-            .contains("the last timestamp is 50 which is less than the first timestamp 100"),
-        "{}",
-        s.message
-    );
+    let cases: [(&str, fn(Vec<u8>) -> Vec<u8>, &str); 3] = [
+        (
+            "index",
+            |b| [b, vec![0; 4]].concat(),
+            "which is neither positive nor a multiple of 8",
+        ),
+        (
+            "index",
+            |_| [(-1i32).to_be_bytes(), 0i32.to_be_bytes()].concat(),
+            "the last offset is 19 which is less than the base offset 20",
+        ),
+        (
+            "timeindex",
+            |_| {
+                let entry =
+                    |ts: i64, rel: i32| [&ts.to_be_bytes()[..], &rel.to_be_bytes()[..]].concat();
+                [entry(100, 1), entry(50, 2)].concat()
+            },
+            "the last timestamp is 50 which is less than the first timestamp 100",
+        ),
+    ];
+    for (ext, edit, words) in cases {
+        let c = with(ext, edit);
+        let s = refused(&c, "CorruptIndexException");
+        assert!(s.message.contains(words), "{}", s.message);
+    }
 }
 
 /// What `RemoteIndexCache.init` never reads: an entry missing one of its three files (it

@@ -375,6 +375,15 @@ fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
     }
 }
 
+/// [`basic`] with its COMMIT, then a plain batch in a segment of its own (the local log
+/// once the four transactional segments are copied).
+fn basic_then_plain() -> PartitionBuilder {
+    let mut p = basic(true);
+    p.roll();
+    p.append(Batch::new(Producer::PLAIN).values(["z"]));
+    p
+}
+
 /// `testBasicTransactions`'s partition (an aborted transaction of producer 7 from 0, its
 /// ABORT at 1, a committed one from 2, its COMMIT at 3), then a plain batch; the four
 /// transactional segments copied. The COMMIT's segment [3,3] is given a transaction index
@@ -389,12 +398,6 @@ fn abort_marker_in_an_aiven_segment_without_its_transaction_index() {
 /// [3,3]) — quiet; and nothing without `--remote-storage`.
 #[test]
 fn a_remote_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
-    let history = || {
-        let mut p = basic(true);
-        p.roll();
-        p.append(Batch::new(Producer::PLAIN).values(["z"]));
-        p
-    };
     let entry = |producer_id, first_offset, last_offset| AbortedTxn {
         producer_id,
         first_offset,
@@ -412,7 +415,7 @@ fn a_remote_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
         ("as uploaded", None, None),
     ];
     for (what, e, want) in cases {
-        let c = tiered(history, 4, 1, |d| {
+        let c = tiered(basic_then_plain, 4, 1, |d| {
             if let Some(e) = e {
                 std::fs::write(object(d, 3, 4, "txnindex"), encode_txn_index(&[e])).unwrap();
             }
@@ -461,15 +464,9 @@ fn a_remote_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
 fn an_aiven_index_entry_at_a_commit_marker_hides_the_committed_transaction() {
     use crate::kafka_quiet_tiered_cases::check_written;
     use klogscan::testkit::aiven::{AivenLayout, replace_local_tiered};
-    let history = || {
-        let mut p = basic(true);
-        p.roll();
-        p.append(Batch::new(Producer::PLAIN).values(["z"]));
-        p
-    };
     for (wrong, encryption) in [(true, false), (false, false), (true, true)] {
         let dir = tempfile::tempdir().unwrap();
-        let mut t = TieredLog::new(history());
+        let mut t = TieredLog::new(basic_then_plain());
         for i in 0..4 {
             t.copy(i);
         }
