@@ -314,7 +314,9 @@ fn a_corrupt_offset_or_time_index_in_the_cache_stops_the_next_start() {
             std::fs::write(f, bytes).unwrap();
         })
     };
-    let cases: [(&str, fn(Vec<u8>) -> Vec<u8>, &str); 3] = [
+    // (the file, how its bytes are changed, Kafka's words)
+    type Edit = fn(Vec<u8>) -> Vec<u8>;
+    let cases: [(&str, Edit, &str); 3] = [
         (
             "index",
             |b| [b, vec![0; 4]].concat(),
