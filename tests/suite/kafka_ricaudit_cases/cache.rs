@@ -235,15 +235,22 @@ fn the_index_cache_named_by_a_glob_of_its_log_dir_is_part_of_it() {
 /// entry.)
 ///
 /// It was a divergence: klogscan never read the cache and predicted a start.
-#[test]
-fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
+/// A transaction index of one aborted transaction `(7, 0, 10, 11)`, whose last offset 10
+/// lies below the start 20 of the entry [20,39] it is given to (`TransactionIndex.sanityCheck`
+/// refuses it).
+fn ends_below_its_segment() -> Vec<u8> {
     use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
-    let bad = encode_txn_index(&[AbortedTxn {
+    encode_txn_index(&[AbortedTxn {
         producer_id: 7,
         first_offset: 0,
         last_offset: 10,
         last_stable_offset: 11,
-    }]);
+    }])
+}
+
+#[test]
+fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
+    let bad = ends_below_its_segment();
     let bare = check(vec![tiered()], |_| {});
     let c = check(vec![tiered()], |d| {
         let cache = index_cache(d, &log_dir(d), &ENTRIES);
@@ -355,13 +362,7 @@ fn a_corrupt_offset_or_time_index_in_the_cache_stops_the_next_start() {
 /// miss: the first case (the entry complete), which does.
 #[test]
 fn entries_init_deletes_or_never_opens_do_not_stop_the_start() {
-    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
-    let bad = encode_txn_index(&[AbortedTxn {
-        producer_id: 7,
-        first_offset: 0,
-        last_offset: 10,
-        last_stable_offset: 11,
-    }]);
+    let bad = ends_below_its_segment();
     let bare = check(vec![tiered()], |_| {});
     let quiet = |c: &Checked| {
         assert_eq!(all_lines(c), all_lines(&bare));
