@@ -216,6 +216,19 @@ fn the_index_cache_named_by_a_glob_of_its_log_dir_is_part_of_it() {
     );
 }
 
+/// A transaction index of one aborted transaction `(7, 0, 10, 11)`, whose last offset 10
+/// lies below the start 20 of the entry [20,39] it is given to (`TransactionIndex.sanityCheck`
+/// refuses it).
+fn ends_below_its_segment() -> Vec<u8> {
+    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
+    encode_txn_index(&[AbortedTxn {
+        producer_id: 7,
+        first_offset: 0,
+        last_offset: 10,
+        last_stable_offset: 11,
+    }])
+}
+
 /// `RemoteIndexCacheTest.testRSMReturnCorruptedIndexFile(TRANSACTION)`: the remote storage
 /// hands back a transaction index whose entry ends below the segment's start;
 /// `RemoteIndexCache.loadIndexFile` has already moved the fetched file into the cache when
@@ -235,19 +248,6 @@ fn the_index_cache_named_by_a_glob_of_its_log_dir_is_part_of_it() {
 /// entry.)
 ///
 /// It was a divergence: klogscan never read the cache and predicted a start.
-/// A transaction index of one aborted transaction `(7, 0, 10, 11)`, whose last offset 10
-/// lies below the start 20 of the entry [20,39] it is given to (`TransactionIndex.sanityCheck`
-/// refuses it).
-fn ends_below_its_segment() -> Vec<u8> {
-    use klogscan::testkit::files::{AbortedTxn, encode_txn_index};
-    encode_txn_index(&[AbortedTxn {
-        producer_id: 7,
-        first_offset: 0,
-        last_offset: 10,
-        last_stable_offset: 11,
-    }])
-}
-
 #[test]
 fn a_corrupt_index_left_in_the_cache_stops_the_next_start() {
     let bad = ends_below_its_segment();
