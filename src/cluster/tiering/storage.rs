@@ -167,8 +167,9 @@ fn check_aiven(
         .into_iter()
         .chain(txn_index::judge(up, s, aborts, {
             // The index's entries where the `.indexes` object holds them untransformed,
-            // else their number from the manifest's size.
-            let read = (o.indexes.as_deref()).and_then(|i| {
+            // else their number from the manifest's size (read only where a replay of the
+            // remote history can judge them).
+            let read = (aborts.and(o.indexes.as_deref())).and_then(|i| {
                 Some((
                     i,
                     super::aiven::read_txn_index(i, &m, txn_index::MAX_TXN_INDEX_BYTES)?,
