@@ -155,6 +155,18 @@ pub struct LoadJoint {
     pub load_fails_in: LoadFailsIn,
 }
 
+/// What decides a scoped group load failure for a stated release, as the group replay
+/// writes it (`partition::groups::replay`): the group's type (`streams` groups came in 4.1)
+/// and, for a classic subscription, the first release whose reader throws on its shape
+/// (`3.3`: earlier ones read it as a buffer underflow the load tolerates).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+pub struct ScopeJoint {
+    #[serde(default)]
+    pub group_type: Option<String>,
+    #[serde(default)]
+    pub fails_since: Option<String>,
+}
+
 /// The release `verify --broker-version` stated, on a `group_load_failure` whose scope
 /// (`load_fails_in`, before a fix) that release is certainly in: its load throws at the
 /// record, and no later record is reached by it (`partition::groups::release`).

@@ -25,7 +25,7 @@
 //! classic group's subscription.
 
 use super::replay::Anomaly;
-use crate::finding::evidence::{self, LoadFailsIn, LoadJoint, ReleaseJoint};
+use crate::finding::evidence::{self, LoadFailsIn, LoadJoint, ReleaseJoint, ScopeJoint};
 use crate::partition::recovery::BrokerVersion as V;
 use std::borrow::Cow;
 
@@ -67,9 +67,10 @@ pub(crate) fn throws_in(a: &Anomaly, v: V) -> Option<bool> {
     }
     let s = evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in;
     fix_of(s)?;
-    let streams = a.evidence["group_type"] == "streams";
+    let scope = evidence::read_value::<ScopeJoint>(&a.evidence);
+    let streams = scope.group_type.as_deref() == Some("streams");
     let known = match s {
-        LoadFailsIn::Kafka3And4BeforeKafka20570 => match a.evidence["fails_since"].as_str() {
+        LoadFailsIn::Kafka3And4BeforeKafka20570 => match scope.fails_since.as_deref() {
             Some("3.3") if v < V(3, 3, 0) => return Some(false),
             _ => v >= V(3, 0, 0),
         },
