@@ -238,3 +238,52 @@ pub fn offsets(data: &[u8]) {
     keep(decoders::voters_json(v));
     keep(decoders::leader_change_json(v));
 }
+
+/// The records of the metadata-carrying logs and the tiered-storage files beside them: the
+/// first byte picks the parser, the rest is the input. A KRaft metadata record value
+/// (`format::metadata`, as the leadership replay and `dump` read it), a
+/// `__remote_log_metadata` value (as the tiering replay and `dump` read it), a
+/// `remote_log_snapshot` file, and an Aiven plugin's manifest and custom metadata.
+pub fn metadata(data: &[u8]) {
+    use crate::read::format::{aiven, metadata, remote_log};
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    match sel % 5 {
+        0 => {
+            keep(metadata::decode_record(rest).map(|r| r.type_name()));
+            keep(crate::dump::coordinator_json::metadata_record(
+                Some(rest),
+                0,
+            ));
+        }
+        1 => {
+            keep(remote_log::decode(rest).is_ok());
+            keep(crate::dump::remote_log_text::record(Some(rest), 0));
+        }
+        2 => {
+            if let Ok(Some((header, entries))) = remote_log::parse_remote_log_snapshot(rest) {
+                keep(header.entries);
+                // A hostile count cannot make this loop long: each entry consumes bytes.
+                for e in entries {
+                    if e.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        3 => {
+            if let Ok(m) = aiven::parse_manifest(rest) {
+                keep((m.chunk_index.count(), m.chunk_index.transformed_size()));
+                keep(m.chunk_index.chunks().take(1 << 16).count());
+            }
+        }
+        _ => {
+            keep(aiven::parse_custom_metadata(rest));
+            keep(aiven::decode_chunk_sizes(rest));
+            if let Ok(s) = std::str::from_utf8(rest) {
+                keep(aiven::decode_transformed_chunks(s));
+            }
+        }
+    }
+}

@@ -27,11 +27,12 @@ fn entry(target: &str) -> fn(&[u8]) {
         "checkpoint" => fuzzing::checkpoint,
         "txnlog" => fuzzing::txnlog,
         "offsets" => fuzzing::offsets,
+        "metadata" => fuzzing::metadata,
         other => panic!("unknown fuzz target {other}"),
     }
 }
 
-const TARGETS: [&str; 8] = [
+const TARGETS: [&str; 9] = [
     "log_segment",
     "codec",
     "control",
@@ -40,6 +41,7 @@ const TARGETS: [&str; 8] = [
     "checkpoint",
     "txnlog",
     "offsets",
+    "metadata",
 ];
 
 /// A record split as `fuzzing::txnlog` / `fuzzing::offsets` expect it: key length (2
@@ -196,7 +198,89 @@ fn generated() -> Corpus {
     let mut gkey = 2i16.to_be_bytes().to_vec();
     string16(&mut gkey, "group-a");
     add("offsets", "group-tombstone".into(), kv(&gkey, b""));
+    for (name, bytes) in metadata_seeds() {
+        add("metadata", name.to_string(), bytes);
+    }
     c
+}
+
+/// Seeds of `fuzzing::metadata`, each behind its selector byte: KRaft metadata records (0),
+/// `__remote_log_metadata` values (1), a `remote_log_snapshot` file (2), an Aiven manifest
+/// (3) and the plugin's custom metadata and chunk sizes (4).
+fn metadata_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    use klogscan::read::format::metadata::MetaRecord;
+    use klogscan::testkit::{aiven, brokers, files::topic_id_for, metadata, remote_log};
+    let sel = |s: u8, b: Vec<u8>| [vec![s], b].concat();
+    let topic = MetaRecord::Topic {
+        name: "orders".into(),
+        topic_id: topic_id_for("orders"),
+    };
+    let change = brokers::orders_change(|c| {
+        c.leader = 2;
+        c.isr = Some(vec![2]);
+        c.leader_recovery_state = 1;
+    });
+    let seg = remote_log::RemoteSegment {
+        topic: "orders".into(),
+        topic_id: topic_id_for("orders"),
+        partition: 0,
+        id: remote_log::segment_uuid(1),
+        start_offset: 0,
+        end_offset: 19,
+        max_timestamp_ms: 1_700_000_000_000,
+        leader_epochs: vec![(0, 0), (1, 10)],
+        size: 2048,
+        custom_metadata: Some(aiven::encode_custom_metadata(Some(2100), None, None)),
+        txn_index_empty: Some(false),
+    };
+    let ts = 1_700_000_100_000;
+    let snapshot_entry = remote_log::encode_segment_snapshot(&seg, 1, ts, 1);
+    let manifest = r#"{"version":"1","chunkIndex":{"type":"fixed","originalChunkSize":100,"originalFileSize":250,"transformedChunkSize":100,"finalTransformedChunkSize":50},"segmentIndexes":{"offset":{"position":250,"size":16},"timestamp":{"position":266,"size":24},"producerSnapshot":{"position":290,"size":40},"leaderEpoch":{"position":330,"size":20},"transaction":{"position":350,"size":34}},"compression":false}"#;
+    vec![
+        ("kraft-topic", sel(0, metadata::encode(&topic))),
+        (
+            "kraft-partition",
+            sel(
+                0,
+                metadata::encode(&brokers::orders_partition(&[1, 2], &[1, 2], 1, 5)),
+            ),
+        ),
+        ("kraft-partition-change", sel(0, metadata::encode(&change))),
+        (
+            "rlm-segment",
+            sel(1, remote_log::encode_segment_metadata(&seg, 1, ts, 0)),
+        ),
+        (
+            "rlm-update",
+            sel(1, remote_log::encode_segment_update(&seg, 1, ts, None, 1)),
+        ),
+        (
+            "rlm-partition-delete",
+            sel(
+                1,
+                remote_log::encode_partition_delete("orders", &seg.topic_id, 0, 1, ts, 0),
+            ),
+        ),
+        (
+            "rlm-snapshot-file",
+            sel(
+                2,
+                remote_log::encode_remote_log_snapshot(0, 42, &[snapshot_entry]),
+            ),
+        ),
+        ("aiven-manifest", sel(3, manifest.as_bytes().to_vec())),
+        (
+            "aiven-custom-metadata",
+            sel(
+                4,
+                aiven::encode_custom_metadata(Some(2100), Some("prefix/"), Some("orders/0/key")),
+            ),
+        ),
+        (
+            "aiven-chunk-sizes",
+            sel(4, aiven::encode_chunk_sizes(&[100, 100, 50])),
+        ),
+    ]
 }
 
 fn committed() -> Corpus {

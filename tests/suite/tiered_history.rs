@@ -17,7 +17,7 @@ fn txn() -> Producer {
 /// Four segments: [0,9] plain; [10,14] the transaction's first batch (offset 10), then
 /// plain [15,19]; [20,29] plain; [30,39] plain, then the COMMIT marker at 40 when
 /// `commit`. One minute between batches.
-fn history(commit: bool) -> PartitionBuilder {
+pub(crate) fn history(commit: bool) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0)
         .leader_epoch(0)
         .time_step(60_000);
