@@ -64,6 +64,7 @@ mod hardening_threads;
 mod hardening_unreadable;
 mod hostile_coordinator;
 mod hostile_metadata;
+mod hostile_tiering;
 mod html_chromium;
 mod html_labels;
 mod html_scale;
