@@ -63,6 +63,7 @@ mod hardening_special;
 mod hardening_threads;
 mod hardening_unreadable;
 mod hostile_coordinator;
+mod hostile_files;
 mod hostile_groups;
 mod hostile_metadata;
 mod hostile_tiering;
