@@ -199,7 +199,7 @@ fn hostile_partition_files_that_parse_never_panic() {
         .partition(orders())
         .write(&ld)
         .unwrap();
-    let r = klogscan::pipeline::scan(&[ld.clone()], &ScanOptions::default());
+    let r = klogscan::pipeline::scan(std::slice::from_ref(&ld), &ScanOptions::default());
     let kinds: Vec<_> = r.findings.iter().map(|f| f.kind.id()).collect();
     assert!(
         kinds
