@@ -1,0 +1,1 @@
+//! `dump` of a `.txnindex` whose entries the releases read differently.
