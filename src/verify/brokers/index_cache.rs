@@ -153,9 +153,13 @@ fn judge_any(
     if let Some(l) = leftovers {
         return judge(cache, (l, whole_version), mode);
     }
+    // The earlier reading (which reads the entries again) only when 4.1's refuses.
     let mut a = judge(cache, (Leftovers::Removed, whole_version), mode)?;
+    if a.certain.is_empty() {
+        return Some(a);
+    }
     let b = judge(cache, (Leftovers::Kept, whole_version), mode)?;
-    if a.certain.is_empty() || b.certain.is_empty() {
+    if b.certain.is_empty() {
         return Some(Verdict::default());
     }
     for x in b.certain {
