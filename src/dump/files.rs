@@ -425,14 +425,27 @@ pub fn dump_txnindex(
     let index = TxnIndex::new(&data, base);
     let file = path.display().to_string();
     // `TransactionIndex.allAbortedTxns` reads every entry before the tool prints one: an
-    // entry of an unknown version anywhere throws first, and no entry is printed.
-    if let Some(t) = index.entries().find(|t| t.version > 0) {
-        let msg = format!(
-            "Unexpected aborted transaction version {} in transaction index {}, current version is 0",
-            t.version,
-            abs(path)
-        );
-        error_line(opts, err, &file, &msg)?;
+    // entry of an unknown version anywhere throws first, and no entry is printed. Which
+    // versions are unknown depends on the release (KAFKA-19562): before 4.4 the version is
+    // the entry's first byte and anything above 0 throws; since 4.4 it is the whole int16
+    // and anything but 0 throws (`00 01` and `ff 00` load before 4.4, not since). No
+    // release is stated to `dump`: where the readings differ, both are told. (The checks
+    // run from base `i64::MIN`, so only the version refuses.)
+    let versions = TxnIndex::new(&data, i64::MIN);
+    let before = versions.sanity_check().err();
+    let since = versions.sanity_check_since_4_4().err();
+    let abs_path = abs(path);
+    let since_msg = since.map(|e| e.kafka_message(&abs_path));
+    if let Some(e) = before {
+        error_line(opts, err, &file, &e.kafka_message(&abs_path))?;
+        // Every entry refused before 4.4 is refused since (a first byte above 0 is a
+        // non-zero int16), maybe at an earlier entry and always in other words.
+        if let Some(m) = since_msg {
+            let msg = format!(
+                "Kafka 4.4 and later (KAFKA-19562) read the version as a whole int16: {m}"
+            );
+            error_line(opts, err, &file, &msg)?;
+        }
         return Ok(false);
     }
     for t in index.entries() {
@@ -450,7 +463,22 @@ pub fn dump_txnindex(
             )?,
         }
     }
+    if let (Some(m), Some(e)) = (since_msg, since) {
+        let msg = format!(
+            "releases before 4.4 read each entry's version from its first byte (entry {}: {}) and print the entries above; Kafka 4.4 and later (KAFKA-19562) read the whole int16 and refuse the index: {m}",
+            e.txn.slot, e.txn.version
+        );
+        note_line(opts, err, &file, &msg)?;
+    }
     Ok(true)
+}
+
+/// A line on `err` that is no error under every release: the text, or a `note` object.
+fn note_line(opts: &DumpOptions, err: &mut dyn Write, file: &str, msg: &str) -> io::Result<()> {
+    match opts.format {
+        DumpFormat::Text => writeln!(err, "{}", escape::text(msg)),
+        DumpFormat::Json => json_line(err, json!({"type": "note", "file": file, "note": msg})),
+    }
 }
 
 /// Dump a producer-state snapshot (`.snapshot`); false when it is corrupt (the run then

@@ -145,6 +145,7 @@ mod kafka_remote_manager_cases;
 mod kafka_remote_retention_cases;
 mod kafka_replicamgr_cases;
 mod kafka_ricaudit_cases;
+mod kafka_rixdumpaudit_cases;
 mod kafka_rlmaudit_cases;
 mod kafka_rlmmgraudit_cases;
 mod kafka_segaudit_cases;

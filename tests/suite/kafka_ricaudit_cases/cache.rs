@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// `orders-0` of the quiet tiered history: [0,19], [20,39] and [40,59] copied (remote segments
 /// 1, 2, 3), the local log from 60, the log start 0.
-fn tiered() -> TieredLog {
+pub(crate) fn tiered() -> TieredLog {
     let mut t = history();
     t.copy(0);
     t.copy(1);
@@ -19,7 +19,7 @@ fn tiered() -> TieredLog {
 }
 
 /// The cache's entries of the three copies: `(start, remote segment)`.
-const ENTRIES: [(i64, u32); 3] = [(0, 1), (20, 2), (40, 3)];
+pub(crate) const ENTRIES: [(i64, u32); 3] = [(0, 1), (20, 2), (40, 3)];
 
 fn log_dir(d: &Path) -> std::path::PathBuf {
     d.join("broker-0")

@@ -40,7 +40,7 @@ use klogscan::testkit::remote_log::segment_uuid;
 use klogscan::testkit::{LogDirBuilder, PartitionBuilder};
 use std::path::{Path, PathBuf};
 
-mod cache;
+pub(crate) mod cache;
 mod txns;
 
 // ----- helpers ----------------------------------------------------------------------------
