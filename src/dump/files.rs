@@ -441,9 +441,8 @@ pub fn dump_txnindex(
         // Every entry refused before 4.4 is refused since (a first byte above 0 is a
         // non-zero int16), maybe at an earlier entry and always in other words.
         if let Some(m) = since_msg {
-            let msg = format!(
-                "Kafka 4.4 and later (KAFKA-19562) read the version as a whole int16: {m}"
-            );
+            let msg =
+                format!("Kafka 4.4 and later (KAFKA-19562) read the version as a whole int16: {m}");
             error_line(opts, err, &file, &msg)?;
         }
         return Ok(false);
