@@ -151,6 +151,7 @@ mod kafka_rlmmgraudit_cases;
 mod kafka_segaudit_cases;
 mod kafka_segment_index_cases;
 mod kafka_share_coordinator_cases;
+mod kafka_share_state_metadata_cases;
 mod kafka_shareaudit_cases;
 mod kafka_small_file_cases;
 mod kafka_streams_cases;

@@ -700,6 +700,9 @@ impl Replay {
             (23, None) => g.topology = None,
             _ => {}
         }
+        if let (15, Some(v)) = (id, v) {
+            self.share_state_duplicates(at, group, v);
+        }
     }
 
     /// End of the log: attach offsets to their groups, mark streams groups left at the
