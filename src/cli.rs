@@ -164,7 +164,8 @@ pub struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144); below 3.4.0 a loaded
     /// producer expires after 7 days, not 1; it also decides the coordinators' loads that
     /// only some releases fail (group records before KAFKA-19453/19862/20254/20570, an
-    /// unknown transaction log value from 4.3.0) and, from 4.4.0, transaction index entry
+    /// unknown transaction log value from 4.3.0), whether a producer left at epoch 32767 is
+    /// stuck (not from 4.3.0, KAFKA-20090) and, from 4.4.0, transaction index entry
     /// versions read as a whole int16 (KAFKA-19562).
     #[arg(long)]
     pub broker_version: Option<klogscan::verify::BrokerVersion>,

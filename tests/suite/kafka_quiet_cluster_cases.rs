@@ -125,7 +125,10 @@ impl Brokers {
         let req = |inputs: Vec<PathBuf>| Request::new(inputs).with_options(opts.clone());
         let scan = request::run(&req(all.clone())).unwrap().report;
         assert!(scan.errors.is_empty(), "{:?}", scan.errors);
-        let verify = request::verify(&req(all), None).unwrap().report;
+        // The release the options state is verify's too (the CLI's `verify --broker-version`).
+        let verify = request::verify(&req(all), opts.broker_version)
+            .unwrap()
+            .report;
         assert!(verify.errors.is_empty(), "{:?}", verify.errors);
         let bundles = tempfile::tempdir().unwrap();
         let files: Vec<PathBuf> = (self.dirs.iter().enumerate())

@@ -280,9 +280,10 @@ pub struct Replay {
     sets: HashSet<PartitionSet>,
     /// The copy was read to its end (not cut by `--max-bytes`): what ends its log is known.
     tail_read: bool,
-    /// The coordinator that loads the copy skips a value of an unknown version
-    /// ([`Self::skip_unknown_value_versions`]).
-    value_versions_skipped: bool,
+    /// The coordinator that loads the copy is Kafka 4.3 or later
+    /// ([`Self::skip_unknown_value_versions`]): it skips a value of an unknown version, and
+    /// completes a transaction at epoch 32767 without overflowing it.
+    since_kafka_4_3: bool,
 }
 
 impl Replay {
@@ -318,7 +319,7 @@ impl Replay {
             ended: 0,
             sets: HashSet::new(),
             tail_read: true,
-            value_versions_skipped: false,
+            since_kafka_4_3: false,
         }
     }
 
@@ -328,8 +329,10 @@ impl Replay {
     /// and goes on, as for a key of another version; earlier releases' reader throws
     /// ("Unknown version … from the transaction log message value") and the load stops
     /// there. Set only where the release is known (`LeaderCopies::skips_unknown_value_versions`).
+    /// The same releases carry KAFKA-20090: no producer is stuck at epoch 32767 there
+    /// ([`Self::finish`]).
     pub fn skip_unknown_value_versions(&mut self) {
-        self.value_versions_skipped = true;
+        self.since_kafka_4_3 = true;
         self.model.history.skip_unknown_value_versions();
     }
 
@@ -365,7 +368,7 @@ impl Replay {
         // of another version is skipped, not a failure.
         let skipped = |p: &RecordProblem| match p {
             RecordProblem::KeyVersion(_) => true,
-            RecordProblem::ValueVersion { .. } => self.value_versions_skipped,
+            RecordProblem::ValueVersion { .. } => self.since_kafka_4_3,
             _ => false,
         };
         let fails = r.problem.as_deref().is_some_and(|p| !skipped(p));
@@ -518,6 +521,14 @@ impl Replay {
         latest.sort_by_key(|x| x.1);
         for (id, offset, v) in latest {
             exhaustion::at_risk(&id, offset, &v, &mut self.model.exhaustion);
+        }
+        if self.since_kafka_4_3 {
+            // KAFKA-20090 (4.3.0; on no earlier branch): `TransactionMetadata
+            // .prepareAbortOrCommit` keeps epoch 32767 instead of overflowing it, and the
+            // EndTxn of an exhausted epoch rotates the producer id (the epoch-fence path
+            // too): a client left at 32767 by an earlier coordinator completes its next
+            // transaction under a new producer id, with no error.
+            exhaustion::drop_stuck(&mut self.model.exhaustion);
         }
         self.model
     }

@@ -139,6 +139,13 @@ pub fn superseded(out: &mut [Hit], pending: Option<usize>) {
     }
 }
 
+/// Forget the stuck producers of `out` (a copy a Kafka 4.3+ coordinator loads, which
+/// rotates the producer id of an exhausted epoch at the next EndTxn without overflowing it:
+/// `producer_stuck_at_exhausted_epoch` is a verdict on earlier releases only).
+pub fn drop_stuck(out: &mut Vec<Hit>) {
+    out.retain(|h| h.finding.kind != Kind::ProducerStuckAtExhaustedEpoch);
+}
+
 /// The latest value `v` of `id` (at `offset`) when it is a TV2 Prepare* at epoch 32767 with
 /// no NextProducerId: the Complete record will leave the producer there. Called for each
 /// id's latest value in offset order.

@@ -129,6 +129,70 @@ fn a_fence_abort_at_the_exhausted_epoch_rotates_since_4_3() {
     }
 }
 
+/// The stuck producer is a verdict on the releases before KAFKA-20090 (4.3.0, on no earlier
+/// branch): since it, `TransactionMetadata.prepareAbortOrCommit` keeps epoch 32767 instead
+/// of overflowing it (apache/kafka PR #21469) and the EndTxn of an exhausted epoch rotates
+/// the producer id (PR #21506), so the client left at 32767 by the unswitched CompleteAbort
+/// completes its next transaction under a new id with no error. `--broker-version 4.3.0`
+/// (scan, verify and the merge): nothing; 4.2.0 keeps the error; and the Prepare at 32767
+/// without `NextProducerId` (`prepare_without_next_producer_id`, a warning) goes with 4.3.0
+/// and stays with 4.2.0.
+#[test]
+fn a_stuck_producer_is_no_verdict_on_kafka_4_3() {
+    use klogscan::verify::BrokerVersion;
+    let with = |v: (u32, u32, u32)| {
+        let mut o = opts(0, None);
+        o.broker_version = Some(BrokerVersion(v.0, v.1, v.2));
+        o
+    };
+    let (w, last) = world(Complete::NotSwitched, &[]);
+    let w = w.write();
+    for (release, want) in [((4, 3, 0), 0), ((4, 4, 1), 0), ((4, 2, 0), 1)] {
+        let mut o = with(release);
+        o.now_ms = Some(last + 60 * SEC);
+        let v = w.check_with(o);
+        for (name, fs) in reports(&v) {
+            let stuck: Vec<_> = (fs.iter())
+                .filter(|f| f.kind == Kind::ProducerStuckAtExhaustedEpoch)
+                .map(|f| {
+                    (
+                        f.severity,
+                        f.evidence["shape"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(stuck.len(), want, "{release:?} {name}: {stuck:?}");
+        }
+    }
+    // The Prepare at 32767 without NextProducerId, no Complete yet.
+    let tp = partition_for(APP, 50);
+    let mut w = World::new();
+    let prepare = tv2(
+        (PID, i16::MAX),
+        PREPARE_ABORT,
+        ORDERS,
+        (FENCE, START),
+        (-1, -1),
+    );
+    crate::kafka_txnstate_cases::put(w.txn_log(3, tp), FENCE, APP, prepare);
+    let w = w.write();
+    for (release, want) in [((4, 3, 0), 0), ((4, 2, 0), 1)] {
+        let mut o = with(release);
+        o.now_ms = Some(FENCE + 60 * SEC);
+        let v = w.check_with(o);
+        for (name, fs) in reports(&v) {
+            let shapes: Vec<_> = (fs.iter())
+                .filter(|f| f.kind == Kind::ProducerStuckAtExhaustedEpoch)
+                .map(|f| f.evidence["shape"].as_str().unwrap_or("").to_string())
+                .collect();
+            assert_eq!(shapes.len(), want, "{release:?} {name}: {shapes:?}");
+            if want == 1 {
+                assert_eq!(shapes[0], "prepare_without_next_producer_id");
+            }
+        }
+    }
+}
+
 /// `TransactionCoordinatorTest.shouldHandleTimeoutAtEpochOverflowBoundaryCorrectlyAndRetryInitProducerIdTV2`
 /// (KAFKA-20090): after the rotated CompleteAbort, the old client retries InitProducerId
 /// with 50/32766. `isValidProducerId` accepts it (50 is `PreviousProducerId`, 32766
