@@ -20,4 +20,30 @@
 //! Only facts are written here.
 #![cfg(feature = "testkit")]
 
+mod consumer;
 mod release;
+mod streams;
+
+use klogscan::partition::groups::{Group, GroupType};
+
+/// Kafka's state of a consumer or streams group after its records are replayed
+/// (`ConsumerGroup.maybeUpdateGroupState` / `StreamsGroup.maybeUpdateGroupState`), from what
+/// `klogscan groups` holds: no member Empty; a streams group without topology NotReady (with
+/// one, readiness also needs the metadata image, which no record holds); a group epoch above
+/// the target assignment epoch Assigning; a member whose epoch is not the target's or whose
+/// state is not `stable` Reconciling; else Stable.
+pub(crate) fn kafka_state(g: &Group, stable: i8) -> &'static str {
+    if g.members.is_empty() {
+        "Empty"
+    } else if g.group_type == GroupType::Streams && g.topology.is_none() {
+        "NotReady"
+    } else if g.epoch > g.assignment_epoch {
+        "Assigning"
+    } else if (g.members.values())
+        .any(|m| m.member_epoch != g.assignment_epoch || m.state != stable)
+    {
+        "Reconciling"
+    } else {
+        "Stable"
+    }
+}

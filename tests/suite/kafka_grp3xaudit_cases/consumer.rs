@@ -1,0 +1,244 @@
+//! `ConsumerGroupTest` (`group-coordinator/.../modern/consumer/`, 2026-08 trunk): the state a
+//! consumer group is in after its records are replayed, its members, subscriptions, regular
+//! expressions and its deletion's tombstones.
+
+use super::kafka_state;
+use crate::kafka_groupaudit_cases::{
+    BAR_ID, Coord, FOO_ID, current, g, gm, group_epoch, member, target, target_epoch, tombstone,
+};
+use klogscan::finding::Kind;
+use klogscan::testkit::group_scenarios::Spec;
+use serde_json::json;
+
+const G: &str = "foo";
+/// `MemberState` (modern consumer groups): STABLE 0, UNREVOKED_PARTITIONS 1.
+const STABLE: i8 = 0;
+const UNREVOKED: i8 = 1;
+
+/// `recs` as one batch each in `G`'s partition.
+fn coord(recs: &[Spec]) -> Coord {
+    let mut c = Coord::new();
+    for r in recs {
+        c.batch(G, vec![r.clone()]);
+    }
+    c
+}
+
+/// Member metadata (type 5) of `m` with its own subscription and static instance id.
+fn member_with(m: &str, topics: &[&str], instance: Option<&str>) -> Spec {
+    (
+        5,
+        gm(G, m),
+        Some((
+            0,
+            json!({"rackId": null, "instanceId": instance, "clientId": "c", "clientHost": "h",
+                   "subscribedTopicNames": topics, "serverAssignor": "range", "rebalanceTimeoutMs": 5000}),
+        )),
+    )
+}
+
+/// A member's departure (`GroupMetadataManager.removeMember`): current assignment, target
+/// assignment, then member tombstones.
+fn leave(m: &str) -> Vec<Spec> {
+    vec![
+        tombstone(8, gm(G, m)),
+        tombstone(7, gm(G, m)),
+        tombstone(5, gm(G, m)),
+    ]
+}
+
+/// `testGroupState`: the test's steps as records — member1 at epoch 2 and the group at 2
+/// (Assigning), member2 and the group at 3 (Assigning), the target assignment at 3
+/// (Reconciling), member1 at 3 (Reconciling), member2 at 3 but revoking (Reconciling),
+/// member2 stable (Stable), both members gone (Empty). After each step the group klogscan
+/// loads holds the epochs, member epochs and states that give Kafka's state. The states
+/// flip along the way (each one the near miss of the next).
+#[test]
+fn group_state_after_each_record() {
+    let mut recs = vec![
+        member(G, "member1"),
+        current(G, "member1", 2, 0, STABLE, &[]),
+        group_epoch(G, 2),
+    ];
+    let mut seen = Vec::new();
+    let mut step = |recs: &[Spec]| {
+        let l = coord(recs).load();
+        l.assert_no_group_finding();
+        let g = l.group(G);
+        let epochs: Vec<i32> = g.members.values().map(|m| m.member_epoch).collect();
+        seen.push((kafka_state(g, STABLE), g.epoch, g.assignment_epoch, epochs));
+    };
+    step(&recs);
+    recs.extend([
+        member(G, "member2"),
+        current(G, "member2", 2, 0, STABLE, &[]),
+        group_epoch(G, 3),
+    ]);
+    step(&recs);
+    recs.push(target_epoch(G, 3));
+    step(&recs);
+    recs.push(current(G, "member1", 3, 2, STABLE, &[]));
+    step(&recs);
+    recs.push(current(G, "member2", 3, 2, UNREVOKED, &[]));
+    step(&recs);
+    recs.push(current(G, "member2", 3, 2, STABLE, &[]));
+    step(&recs);
+    recs.extend(leave("member1"));
+    recs.extend(leave("member2"));
+    step(&recs);
+    assert_eq!(
+        seen,
+        [
+            ("Assigning", 2, 0, vec![2]),
+            ("Assigning", 3, 0, vec![2, 2]),
+            ("Reconciling", 3, 3, vec![2, 2]),
+            ("Reconciling", 3, 3, vec![3, 2]),
+            ("Reconciling", 3, 3, vec![3, 3]),
+            ("Stable", 3, 3, vec![3, 3]),
+            ("Empty", 3, 3, vec![]),
+        ]
+    );
+}
+
+/// The records of a group of three members (member3 subscribed by the regular expression
+/// `foo*`, resolved), each with a target assignment, at epoch 10.
+fn three_members() -> Vec<Spec> {
+    let regex = (
+        16,
+        json!({"groupId": G, "regularExpression": "foo*"}),
+        Some((
+            0,
+            json!({"topics": ["foo", "fooo"], "version": 10, "timestamp": 12345}),
+        )),
+    );
+    let mut recs = vec![
+        member_with("member1", &["foo", "bar", "zar"], None),
+        member_with("member2", &["foo", "bar"], None),
+        member_with("member3", &[], Some("instance3")),
+        regex,
+        group_epoch(G, 10),
+    ];
+    for (m, t) in [
+        ("member1", FOO_ID),
+        ("member2", BAR_ID),
+        ("member3", FOO_ID),
+    ] {
+        let p: &[i32] = if m == "member3" { &[3] } else { &[0, 1, 2] };
+        recs.push(target(G, m, &[(t, p)]));
+    }
+    recs.push(target_epoch(G, 10));
+    for (m, t) in [
+        ("member1", FOO_ID),
+        ("member2", BAR_ID),
+        ("member3", FOO_ID),
+    ] {
+        let p: &[i32] = if m == "member3" { &[3] } else { &[0, 1, 2] };
+        recs.push(current(G, m, 10, 9, STABLE, &[(t, p)]));
+    }
+    recs
+}
+
+/// `ConsumerGroup.createGroupTombstoneRecords(WithReplacedMember)`'s order for `members`:
+/// current assignments, target assignments, target metadata, members, the regular
+/// expression, the subscription metadata, the group epoch.
+fn group_tombstones(members: &[&str]) -> Vec<Spec> {
+    let mut t: Vec<Spec> = members.iter().map(|m| tombstone(8, gm(G, m))).collect();
+    t.extend(members.iter().map(|m| tombstone(7, gm(G, m))));
+    t.push(tombstone(6, g(G)));
+    t.extend(members.iter().map(|m| tombstone(5, gm(G, m))));
+    t.push(tombstone(
+        16,
+        json!({"groupId": G, "regularExpression": "foo*"}),
+    ));
+    t.push(tombstone(4, g(G)));
+    t.push(tombstone(3, g(G)));
+    t
+}
+
+/// `testCreateGroupTombstoneRecords`: the group's records, then its tombstones in that
+/// order: the load removes the group (deleted, no member, no regular expression), no group
+/// finding. Before them the group is Stable with its three members' subscriptions and the
+/// resolved expression (`testComputeSubscribedTopicNames`, `testComputeSubscribedRegularExpressions`).
+/// Near miss: member3's member tombstone missing: the group's tombstone finds a member left
+/// and the load throws (`group_tombstones_incomplete`, load fails).
+#[test]
+fn group_tombstone_records_delete_the_group() {
+    let live = coord(&three_members()).load();
+    live.assert_no_group_finding();
+    let g0 = live.group(G);
+    assert_eq!(kafka_state(g0, STABLE), "Stable");
+    let subs: Vec<Vec<String>> = g0
+        .members
+        .values()
+        .map(|m| m.subscribed_topics.clone())
+        .collect();
+    assert_eq!(
+        subs,
+        [vec!["foo", "bar", "zar"], vec!["foo", "bar"], vec![]]
+    );
+    assert_eq!(g0.regular_expressions["foo*"], ["foo", "fooo"]);
+
+    let mut recs = three_members();
+    recs.extend(group_tombstones(&["member1", "member2", "member3"]));
+    let l = coord(&recs).load();
+    l.assert_no_group_finding();
+    assert!(l.live(G).is_none());
+    let d = l.deleted(G).expect("deleted");
+    assert!(
+        d.members.is_empty() && d.regular_expressions.is_empty(),
+        "{d:#?}"
+    );
+
+    let mut recs = three_members();
+    let mut t = group_tombstones(&["member1", "member2", "member3"]);
+    t.retain(|(ty, k, _)| !(*ty == 5 && k["memberId"] == "member3"));
+    recs.extend(t);
+    let l = coord(&recs).load();
+    l.assert_reported(Kind::GroupTombstonesIncomplete, G);
+}
+
+/// `testCreateGroupTombstoneRecordsWithReplacedMember` (the downgrade to a classic group when
+/// a static member, member4 with member3's instance id, replaces member3:
+/// `GroupMetadataManager.convertToClassicGroup`): member3's records are replaced first
+/// (its tombstones, member4's records), then the group's tombstones name member4 in
+/// member3's place. The load removes the consumer group, no group finding
+/// (`testGetStaticMemberByInstanceId`, `testRemoveStaticMember`: member4 holds instance3
+/// until then). Near miss: tombstones naming member3 (as without the replacement) leave
+/// member4 live and the group's tombstone throws.
+#[test]
+fn group_tombstones_with_a_replaced_static_member() {
+    let mut recs = three_members();
+    recs.extend(leave("member3"));
+    recs.extend([
+        member_with("member4", &[], Some("instance3")),
+        target(G, "member4", &[(FOO_ID, &[3])]),
+        current(G, "member4", 10, 9, STABLE, &[(FOO_ID, &[3])]),
+    ]);
+    let l = coord(&recs).load();
+    l.assert_no_group_finding();
+    let g0 = l.group(G);
+    let ids: Vec<(&str, Option<&str>)> = (g0.members.values())
+        .map(|m| (m.member_id.as_str(), m.instance_id.as_deref()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("member1", None),
+            ("member2", None),
+            ("member4", Some("instance3"))
+        ]
+    );
+    assert_eq!(kafka_state(g0, STABLE), "Stable");
+
+    let mut replaced = recs.clone();
+    replaced.extend(group_tombstones(&["member1", "member2", "member4"]));
+    let l = coord(&replaced).load();
+    l.assert_no_group_finding();
+    assert!(l.live(G).is_none() && l.deleted(G).is_some());
+
+    let mut naive = recs;
+    naive.extend(group_tombstones(&["member1", "member2", "member3"]));
+    coord(&naive)
+        .load()
+        .assert_reported(Kind::GroupTombstonesIncomplete, G);
+}
