@@ -242,3 +242,105 @@ fn group_tombstones_with_a_replaced_static_member() {
         .load()
         .assert_reported(Kind::GroupTombstonesIncomplete, G);
 }
+
+/// A third topic id.
+const ZAR_ID: &str = "AAAAAAAAAAAAAAAAAAAAAw";
+/// `MemberState.UNRELEASED_PARTITIONS`.
+const UNRELEASED: i8 = 2;
+
+/// Current assignment (type 8) of `m` with partitions pending revocation.
+fn holding(
+    m: &str,
+    (epoch, state): (i32, i8),
+    assigned: &[(&str, &[i32])],
+    pending: &[(&str, &[i32])],
+) -> Spec {
+    use crate::kafka_groupaudit_cases::parts;
+    (
+        8,
+        gm(G, m),
+        Some((
+            0,
+            json!({"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": state,
+                   "assignedPartitions": parts(assigned), "partitionsPendingRevocation": parts(pending)}),
+        )),
+    )
+}
+
+/// The group-load failures (offset, `load_fails_in`) of `scan`.
+fn failures(c: &Coord) -> Vec<(Option<i64>, serde_json::Value)> {
+    let l = c.load();
+    let [(_, scan), ..] = l.reports();
+    (scan.iter())
+        .filter(|f| f.kind == Kind::GroupLoadFailure)
+        .map(|f| {
+            (
+                f.offset,
+                f.evidence
+                    .get("load_fails_in")
+                    .cloned()
+                    .unwrap_or(json!(null)),
+            )
+        })
+        .collect()
+}
+
+/// `testUpdatingMemberUpdatesPartitionEpoch` and `testRemovePartitionEpochs`: member A holds
+/// foo-1..3 and revokes bar-4..6 at epoch 10, then holds bar-1..3 and revokes zar-4..6 at
+/// epoch 11 (its update replaces its own partitions: no clash); member B at epoch 11 then
+/// takes foo-1, which A's update released: the load goes on, no finding. Near miss: B at 11
+/// takes zar-4, which A still revokes at 11: every release's load throws (`kafka_4`).
+#[test]
+fn a_members_update_moves_its_partition_epochs() {
+    let recs = |b_takes: (&'static str, i32)| {
+        vec![
+            member(G, "A"),
+            member(G, "B"),
+            holding(
+                "A",
+                (10, STABLE),
+                &[(FOO_ID, &[1, 2, 3])],
+                &[(BAR_ID, &[4, 5, 6])],
+            ),
+            holding(
+                "A",
+                (11, UNREVOKED),
+                &[(BAR_ID, &[1, 2, 3])],
+                &[(ZAR_ID, &[4, 5, 6])],
+            ),
+            holding("B", (11, STABLE), &[(b_takes.0, &[b_takes.1])], &[]),
+        ]
+    };
+    assert_eq!(failures(&coord(&recs((FOO_ID, 1)))), []);
+    assert_eq!(
+        failures(&coord(&recs((ZAR_ID, 4)))),
+        [(Some(4), json!("kafka_4"))]
+    );
+}
+
+/// `testWaitingOnUnreleasedPartition`: member1's target holds zar-7, which member2 still
+/// revokes; member1 waits (UNRELEASED_PARTITIONS, zar-7 not in its current assignment): the
+/// load goes on, the group is Reconciling. Near miss: member1's current assignment claims
+/// zar-7 at member2's epoch: the load throws (`kafka_4`).
+#[test]
+fn a_member_waiting_on_an_unreleased_partition() {
+    let recs = |claims: bool| {
+        let mine: Vec<(&str, &[i32])> = match claims {
+            true => vec![(FOO_ID, &[1, 2, 3]), (ZAR_ID, &[7])],
+            false => vec![(FOO_ID, &[1, 2, 3])],
+        };
+        vec![
+            member(G, "member1"),
+            member(G, "member2"),
+            group_epoch(G, 10),
+            target(G, "member1", &[(FOO_ID, &[1, 2, 3]), (ZAR_ID, &[7, 8, 9])]),
+            target_epoch(G, 10),
+            holding("member2", (10, UNREVOKED), &[], &[(ZAR_ID, &[7])]),
+            holding("member1", (10, UNRELEASED), &mine, &[(BAR_ID, &[4, 5, 6])]),
+        ]
+    };
+    let l = coord(&recs(false)).load();
+    l.assert_no_group_finding();
+    assert_eq!(kafka_state(l.group(G), STABLE), "Reconciling");
+    assert_eq!(failures(&coord(&recs(true))), [(Some(6), json!("kafka_4"))]);
+}
