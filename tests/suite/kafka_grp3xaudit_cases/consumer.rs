@@ -344,3 +344,99 @@ fn a_member_waiting_on_an_unreleased_partition() {
     assert_eq!(kafka_state(l.group(G), STABLE), "Reconciling");
     assert_eq!(failures(&coord(&recs(true))), [(Some(6), json!("kafka_4"))]);
 }
+
+/// A resolved regular expression (type 16) of the group, or its tombstone.
+fn regex(re: &str, topics: Option<&[&str]>) -> Spec {
+    let k = json!({"groupId": G, "regularExpression": re});
+    let v = topics.map(|t| (0, json!({"topics": t, "version": 10, "timestamp": 12345})));
+    (16, k, v)
+}
+
+/// `testUpdateAndRemoveRegularExpression`, `testSubscribedRegularExpressionCount`,
+/// `testComputeSubscribedTopicNamesWithoutDeletedMembers`: members subscribed to
+/// foo/bar/zar and foo/bar, then the resolved expression `foo|bar` (the group holds it and
+/// its topics), its tombstone (gone), member2's departure (its subscription gone with it).
+/// Each step flips what the previous one showed.
+#[test]
+fn regular_expressions_and_subscriptions_added_and_removed() {
+    let mut recs = vec![
+        member_with("member1", &["foo", "bar", "zar"], None),
+        member_with("member2", &["foo", "bar"], None),
+        group_epoch(G, 1),
+    ];
+    let shown = |recs: &[Spec]| {
+        let l = coord(recs).load();
+        l.assert_no_group_finding();
+        let g = l.group(G);
+        let subs: Vec<(String, Vec<String>)> = (g.members.values())
+            .map(|m| (m.member_id.clone(), m.subscribed_topics.clone()))
+            .collect();
+        (subs, g.regular_expressions.clone())
+    };
+    let (subs, re) = shown(&recs);
+    assert_eq!(subs.len(), 2);
+    assert!(re.is_empty());
+    recs.push(regex("foo|bar", Some(&["foo", "bar"])));
+    let (_, re) = shown(&recs);
+    assert_eq!(re.get("foo|bar").map(Vec::len), Some(2), "{re:?}");
+    recs.push(regex("foo|bar", None));
+    let (_, re) = shown(&recs);
+    assert!(re.is_empty(), "{re:?}");
+    recs.extend(leave("member2"));
+    let (subs, _) = shown(&recs);
+    assert_eq!(
+        subs,
+        [(
+            "member1".to_string(),
+            vec!["foo".to_string(), "bar".into(), "zar".into()]
+        )]
+    );
+}
+
+/// `testGetOrCreateMember`, `testUpdateMember`, `testNoStaticMember`,
+/// `testGetStaticMemberByInstanceId`, `testRemoveMember`, `testRemoveStaticMember`: a dynamic
+/// member and a static one (instance id `instance`) are listed with their instance ids; an
+/// update keeps the member and replaces its subscription; the static member's departure
+/// removes it and its instance id.
+#[test]
+fn dynamic_and_static_members() {
+    let mut recs = vec![
+        member_with("member", &["foo"], None),
+        member_with("static", &["foo", "bar"], Some("instance")),
+        member_with("member", &["bar"], None),
+        group_epoch(G, 1),
+    ];
+    let members = |recs: &[Spec]| -> Vec<(String, Option<String>, Vec<String>)> {
+        let l = coord(recs).load();
+        l.assert_no_group_finding();
+        (l.group(G).members.values())
+            .map(|m| {
+                (
+                    m.member_id.clone(),
+                    m.instance_id.clone(),
+                    m.subscribed_topics.clone(),
+                )
+            })
+            .collect()
+    };
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        members(&recs),
+        [
+            ("member".into(), None, s(&["bar"])),
+            ("static".into(), Some("instance".into()), s(&["foo", "bar"])),
+        ]
+    );
+    recs.extend(leave("static"));
+    assert_eq!(members(&recs), [("member".into(), None, s(&["bar"]))]);
+}
+
+/// `testGroupTypeFromString`: a group type parses whatever its case (`groups --type`);
+/// Kafka's `UNKNOWN` for anything else is klogscan's refusal.
+#[test]
+fn group_type_from_string() {
+    use klogscan::partition::groups::GroupType;
+    assert_eq!(GroupType::parse("classic"), Some(GroupType::Classic));
+    assert_eq!(GroupType::parse("Consumer"), Some(GroupType::Consumer));
+    assert_eq!(GroupType::parse("Invalid"), None);
+}

@@ -187,3 +187,47 @@ fn description_epochs_and_an_empty_groups_expiry() {
     let l = coord(&[topo, meta_with(-2, -1)]).load();
     l.assert_reported(Kind::GroupDeletionUnfinished, G);
 }
+
+/// Streams member metadata (type 19) of `m` with a static instance id.
+fn static_member(m: &str, instance: &str) -> Spec {
+    let v = json!({"instanceId": instance, "clientId": "c", "clientHost": "/10.0.0.1",
+        "rebalanceTimeoutMs": 300000, "topologyEpoch": 1, "processId": "p9",
+        "userEndpoint": null, "clientTags": []});
+    (19, gm(G, m), Some((0, v)))
+}
+
+/// `testUpdateMember`, `testNoStaticMember`, `testGetStaticMemberByInstanceId`,
+/// `testRemoveMember`, `testRemoveStaticMember` (streams): a dynamic and a static member are
+/// listed with their instance ids and process ids; the static member's departure removes it.
+#[test]
+fn dynamic_and_static_members() {
+    let mut recs = vec![
+        topology(G, 1, &["in"], &[]),
+        member(G, "member", "p1"),
+        static_member("static", "instance"),
+        meta(G, 1),
+    ];
+    let members = |recs: &[Spec]| -> Vec<(String, Option<String>, Option<String>)> {
+        let l = coord(recs).load();
+        l.assert_no_group_finding();
+        (l.group(G).members.values())
+            .map(|m| {
+                (
+                    m.member_id.clone(),
+                    m.instance_id.clone(),
+                    m.process_id.clone(),
+                )
+            })
+            .collect()
+    };
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        members(&recs),
+        [
+            ("member".into(), None, some("p1")),
+            ("static".into(), some("instance"), some("p9")),
+        ]
+    );
+    recs.extend(leave(G, "static"));
+    assert_eq!(members(&recs), [("member".into(), None, some("p1"))]);
+}
