@@ -22,19 +22,23 @@
 
 mod consumer;
 mod release;
+mod share;
 mod streams;
 
 use klogscan::partition::groups::{Group, GroupType};
 
-/// Kafka's state of a consumer or streams group after its records are replayed
-/// (`ConsumerGroup.maybeUpdateGroupState` / `StreamsGroup.maybeUpdateGroupState`), from what
-/// `klogscan groups` holds: no member Empty; a streams group without topology NotReady (with
+/// Kafka's state of a consumer, share or streams group after its records are replayed
+/// (`ConsumerGroup`/`ShareGroup`/`StreamsGroup.maybeUpdateGroupState`), from what
+/// `klogscan groups` holds: no member Empty; a share group with members Stable whatever its
+/// epochs; a streams group without topology NotReady (with
 /// one, readiness also needs the metadata image, which no record holds); a group epoch above
 /// the target assignment epoch Assigning; a member whose epoch is not the target's or whose
 /// state is not `stable` Reconciling; else Stable.
 pub(crate) fn kafka_state(g: &Group, stable: i8) -> &'static str {
     if g.members.is_empty() {
         "Empty"
+    } else if g.group_type == GroupType::Share {
+        "Stable"
     } else if g.group_type == GroupType::Streams && g.topology.is_none() {
         "NotReady"
     } else if g.epoch > g.assignment_epoch {
