@@ -27,7 +27,10 @@ fn a_share_group_is_stable_whatever_its_epochs() {
     let l = coord(&recs).load();
     l.assert_no_group_finding();
     let g = l.group(G);
-    assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Share, 1, 0));
+    assert_eq!(
+        (g.group_type, g.epoch, g.assignment_epoch),
+        (GroupType::Share, 1, 0)
+    );
     assert_eq!(kafka_state(g, 0), "Stable");
     let mut gone = recs.clone();
     // `removeMember`'s tombstones: current assignment, target assignment, member.
@@ -40,6 +43,9 @@ fn a_share_group_is_stable_whatever_its_epochs() {
 
     let l = coord(&[member(G, "member1"), group_epoch(G, 1)]).load();
     let g = l.group(G);
-    assert_eq!((g.group_type, g.epoch, g.assignment_epoch), (GroupType::Consumer, 1, 0));
+    assert_eq!(
+        (g.group_type, g.epoch, g.assignment_epoch),
+        (GroupType::Consumer, 1, 0)
+    );
     assert_eq!(kafka_state(g, 0), "Assigning");
 }
