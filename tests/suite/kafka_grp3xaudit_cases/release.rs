@@ -195,3 +195,58 @@ fn a_3x_failure_after_a_new_key_by_release() {
     )];
     assert_eq!(shape(&unstated(&b)), scoped);
 }
+
+/// The consumer verdicts of a group whose offsets partition a stated release cannot load are
+/// qualified by that release's stop (`cluster::consumers`, `load_failure_of`): a consumer
+/// group's epoch (offset 0) and its commit of orders-0 at 12, past the log's end (10).
+/// 3.3.2: the load stops at offset 0, so the beyond-end verdict is a warning naming that
+/// `group_load_failure`; 3.4.1 and no release: nothing stops the load, an error.
+#[test]
+fn a_3x_stop_qualifies_the_consumer_verdicts() {
+    use crate::consumers::{Cluster, offsets_partition};
+    use klogscan::finding::{Kind, Severity};
+    use klogscan::partition::scan::ScanOptions;
+    use klogscan::testkit::group_scenarios::GroupLog;
+    use klogscan::testkit::{Batch, PartitionBuilder, Producer};
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append(Batch::new(Producer::PLAIN).records(10));
+    let mut log = GroupLog::new();
+    log.batch(vec![group_epoch("g", 1)]);
+    log.batch(vec![commit("g", "orders", 0, 12)]);
+    let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[("orders", 0, 12)]);
+    let run = |v: Option<&str>| {
+        let mut opts = ScanOptions::default();
+        opts.broker_version = v.map(|v| v.parse().unwrap());
+        let inv = klogscan::discover::layout::discover(&[c.path().to_path_buf()]);
+        klogscan::pipeline::analyse(&inv, &opts).findings
+    };
+    let f = run(Some("3.3.2"));
+    let stop: Vec<&Finding> = f
+        .iter()
+        .filter(|f| f.kind == Kind::GroupLoadFailure)
+        .collect();
+    assert_eq!(
+        shape(&stop.iter().map(|f| (*f).clone()).collect::<Vec<_>>()),
+        [(Some(0), json!(SCOPE), json!("3.3.2"))]
+    );
+    let beyond: Vec<&Finding> = f
+        .iter()
+        .filter(|f| f.kind == Kind::CommittedOffsetBeyondLogEnd)
+        .collect();
+    assert_eq!(beyond.len(), 1, "{:#?}", lines(f.iter()));
+    assert_eq!(beyond[0].severity, Severity::Warning);
+    assert_eq!(
+        beyond[0].evidence["coordinator_load_fails"],
+        stop[0].id.as_str()
+    );
+    for v in [Some("3.4.1"), None] {
+        let f = run(v);
+        assert!(f.iter().all(|f| f.kind != Kind::GroupLoadFailure), "{v:?}");
+        let beyond: Vec<&Finding> = f
+            .iter()
+            .filter(|f| f.kind == Kind::CommittedOffsetBeyondLogEnd)
+            .collect();
+        assert_eq!(beyond.len(), 1, "{v:?}");
+        assert_eq!(beyond[0].severity, Severity::Error, "{v:?}");
+    }
+}
