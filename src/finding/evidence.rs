@@ -124,8 +124,9 @@ pub struct DeletionJoint {
 /// (`evidence.load_fails_in` of a `group_load_failure`): what its broker text says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum LoadFailsIn {
-    /// Kafka 4.x's alone (the record types a ≤ 3.x coordinator skips); what a finding
-    /// without the field means.
+    /// Kafka 4.x's (what a finding without the field means). A 3.x release stated to
+    /// `verify --broker-version` decides it by KAFKA-14869 (`partition::groups::release`):
+    /// the record is of a key version 3.x's own coordinator does not replay.
     #[default]
     #[serde(rename = "kafka_4")]
     Kafka4,
@@ -146,6 +147,12 @@ pub enum LoadFailsIn {
     /// never on the 4.0 and 4.1 branches); the releases with it accept the record.
     #[serde(rename = "kafka_3_and_4_before_kafka_20570")]
     Kafka3And4BeforeKafka20570,
+    /// Kafka 3.x's before KAFKA-14869 (3.0.0–3.4.0): the first record of a key version
+    /// other than 0–2, or of a value version above 3, which those loads throw on. Only a
+    /// finding for such a release stated to `verify --broker-version`: the replay keeps it
+    /// unreported otherwise (`load_fails` false until that release decides it).
+    #[serde(rename = "kafka_3_before_kafka_14869")]
+    Kafka3BeforeKafka14869,
 }
 
 /// [`LoadFailsIn`] as the evidence carries it.

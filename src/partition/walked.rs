@@ -234,6 +234,10 @@ pub struct GroupAnomaly {
     pub load_fails: bool,
     /// A severity other than the kind's default.
     pub severity: Option<Severity>,
+    /// The key version (record type) of the record it is about, when it is about one: a
+    /// stated 3.x release decides by it (`partition::groups::release`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_version: Option<i16>,
 }
 
 impl GroupAnomaly {

@@ -90,7 +90,7 @@ impl Cluster {
         self
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 

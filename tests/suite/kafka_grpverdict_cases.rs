@@ -26,7 +26,7 @@ use klogscan::testkit::group_scenarios::Spec;
 use serde_json::json;
 
 /// `recs` as one group's `__consumer_offsets` partition of broker 1, one batch each.
-fn write(group: &str, recs: Vec<Spec>) -> Brokers {
+pub(crate) fn write(group: &str, recs: Vec<Spec>) -> Brokers {
     let mut c = Coord::new();
     for r in recs {
         c.batch(group, vec![r]);
@@ -41,7 +41,7 @@ fn write(group: &str, recs: Vec<Spec>) -> Brokers {
 }
 
 /// The `group_load_failure` findings (offset order) of `verify --broker-version v`.
-fn verify_at(b: &Brokers, v: &str) -> Vec<Finding> {
+pub(crate) fn verify_at(b: &Brokers, v: &str) -> Vec<Finding> {
     let req = Request::new(b.all()).with_options(ScanOptions::default());
     let r = request::verify(&req, Some(v.parse().unwrap()))
         .unwrap()
@@ -60,7 +60,7 @@ fn failures(fs: Vec<Finding>) -> Vec<Finding> {
 
 /// The `group_load_failure` findings of `scan`, the merge and `verify` without a release,
 /// which must agree (offsets and messages); `scan`'s.
-fn unstated(b: &Brokers) -> Vec<Finding> {
+pub(crate) fn unstated(b: &Brokers) -> Vec<Finding> {
     let v = b.check_with(ScanOptions::default());
     let scan = failures(v.scan.findings.clone());
     let merge = failures(v.merge.findings.clone());
@@ -74,7 +74,7 @@ fn unstated(b: &Brokers) -> Vec<Finding> {
 }
 
 /// `(offset, load_fails_in, evidence.broker_version)` of each failure.
-fn shape(f: &[Finding]) -> Vec<(Option<i64>, serde_json::Value, serde_json::Value)> {
+pub(crate) fn shape(f: &[Finding]) -> Vec<(Option<i64>, serde_json::Value, serde_json::Value)> {
     f.iter()
         .map(|f| {
             let ev = &f.evidence;
@@ -89,7 +89,7 @@ fn shape(f: &[Finding]) -> Vec<(Option<i64>, serde_json::Value, serde_json::Valu
 
 /// A release without the fix: one failure, at `offset`, certain for `v`, the later
 /// failure hidden.
-fn assert_certain(f: &[Finding], offset: i64, scope: &str, v: &str, fix: &str) {
+pub(crate) fn assert_certain(f: &[Finding], offset: i64, scope: &str, v: &str, fix: &str) {
     assert_eq!(
         shape(f),
         [(Some(offset), json!(scope), json!(v))],

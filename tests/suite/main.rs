@@ -100,6 +100,7 @@ mod kafka_format_cases;
 mod kafka_group_replay_cases;
 mod kafka_group_txn_offsets_cases;
 mod kafka_groupaudit_cases;
+mod kafka_grp3xaudit_cases;
 mod kafka_grpdeltaaudit_cases;
 mod kafka_grpverdict_cases;
 mod kafka_imgaudit_cases;

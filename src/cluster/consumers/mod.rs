@@ -45,7 +45,7 @@ pub fn cluster_check(
     histories: &[crate::cluster::leadership::ClusterHistory],
 ) -> BTreeMap<usize, Vec<Finding>> {
     let view = view::build_over(report, inv, opts, &ConsumersOptions::default(), histories);
-    let mut out = rules::findings(&view, report);
+    let mut out = rules::findings(&view, report, opts.broker_version);
     for (i, found) in share::findings(report, inv) {
         out.entry(i).or_default().extend(found);
     }

@@ -25,8 +25,13 @@ pub(super) const TRUNCATION_CAUSES: &[Kind] = &[
 const STALL: &str = "consumer: none — not a producer error; read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
 
 /// Every consumer finding of `view`, keyed by the index (in `report`) of the partition it
-/// names.
-pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec<Finding>> {
+/// names; `release`: the one `verify --broker-version` states, which decides where the
+/// coordinator's load of an offsets partition stops ([`load_failure_of`]).
+pub fn findings(
+    view: &ConsumerView,
+    report: &ScanReport,
+    release: Option<crate::partition::recovery::BrokerVersion>,
+) -> BTreeMap<usize, Vec<Finding>> {
     let mut out: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     for r in &view.rows {
         let Some(d) = &r.data else { continue };
@@ -48,7 +53,7 @@ pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec
             found.extend(past_epoch_end(r, d, report));
         }
         if !found.is_empty() {
-            if let Some(f) = load_failure_of(report, r, d) {
+            if let Some(f) = load_failure_of(report, r, d, release) {
                 for x in &mut found {
                     qualify_unserved(x, f, r);
                 }
@@ -442,12 +447,15 @@ fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
 /// commit was read from stops (in the data copy's cluster): its coordinator cannot load it,
 /// so no consumer of the group is served that commit. The stop is read from that
 /// partition's typed group anomalies (the first whose record fails the load: a
-/// `group_load_failure` or a `group_tombstones_incomplete`); a partition whose results came
-/// without them has only its `group_load_failure` to show it.
+/// `group_load_failure` or a `group_tombstones_incomplete`), as the stated release's load
+/// meets them (`partition::groups::release::for_release`, what the groups' cluster check
+/// decided the findings by); a partition whose results came without them has only its
+/// `group_load_failure` to show it.
 fn load_failure_of<'a>(
     report: &'a ScanReport,
     r: &ConsumerRow,
     d: &PartitionState,
+    release: Option<crate::partition::recovery::BrokerVersion>,
 ) -> Option<&'a Finding> {
     let data = &report.partitions[d.index].source;
     let k = report.partitions.iter().position(|p| {
@@ -459,6 +467,7 @@ fn load_failure_of<'a>(
     let findings = report.partition_findings(k);
     match &report.partitions[k].carried.cluster_inputs.group_anomalies {
         Some(anomalies) => {
+            let anomalies = crate::partition::groups::release::for_release(anomalies, release);
             let stop = anomalies.iter().find(|a| a.load_fails)?.offset;
             findings.iter().find(|f| {
                 matches!(

@@ -62,6 +62,7 @@ pub(crate) fn end_of_log(r: &mut Replay) {
                     "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch)}), false),
                 load_fails: false,
                 severity: Some(crate::finding::Severity::Info),
+                key_version: None,
             });
             continue;
         }
@@ -89,6 +90,7 @@ pub(crate) fn end_of_log(r: &mut Replay) {
                 "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch)}), true),
             load_fails: false,
             severity: None,
+            key_version: None,
         });
     }
     let deleted: Vec<(String, i64, GroupType)> = r
@@ -137,6 +139,7 @@ pub(crate) fn end_of_log(r: &mut Replay) {
             evidence: json!({"group_id": id, "group_type": t.as_str(), "deleted_at": at, "live_records": left.len(), "records": names}),
             load_fails: false,
             severity: None,
+            key_version: None,
         });
     }
     r.anomalies.extend(found);
@@ -270,15 +273,15 @@ pub(crate) const LOAD_THROWS_ANY: &str = "the group coordinator's load of this p
 /// partition another member holds at a lower member epoch (`ConsumerGroup.addPartitionEpochs`),
 /// or a streams group's that claims an active task another member holds
 /// (`StreamsGroup.addTaskProcessId`), before and since KAFKA-19862.
-pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a consumer group claim at a member epoch above the holder's replaces the holder's; a streams group claim (StreamsGroup.updateMember → addTaskProcessId, streams groups being 4.1+) sets the claimant's process whatever the epochs (4.1.2, 4.2.0 and later). Kafka ≤ 3.x's coordinator skips consumer and streams group records";
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a consumer group claim at a member epoch above the holder's replaces the holder's; a streams group claim (StreamsGroup.updateMember → addTaskProcessId, streams groups being 4.1+) sets the claimant's process whatever the epochs (4.1.2, 4.2.0 and later). Kafka 3.x's own coordinator (GroupMetadataManager.readMessageKey) throws at the first record of a key version above 2 before KAFKA-14869 (3.0.0–3.4.0) and skips consumer and streams group records since (3.4.1, 3.5.0 and later); a 3.6–3.9 broker may run the new group coordinator instead (its configuration's choice)";
 
 /// What the coordinators do with a streams group's record for a group id a simple classic
 /// group holds (offsets replayed before it), before and since KAFKA-20254.
-pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20254: &str = "Kafka 4.x before KAFKA-20254 (PR #21641, March 2026: trunk, cherry-picked to 4.2): the group coordinator's load of this partition throws at this record (GroupMetadataManager.getOrMaybeCreatePersistedStreamsGroup: \"Group … is not a streams group\"): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-20254 load it: the simple classic group, which has no record of its own, is replaced by the streams group (as getOrMaybeCreatePersistedConsumerGroup always did). Kafka ≤ 3.x's coordinator skips streams group records";
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20254: &str = "Kafka 4.x before KAFKA-20254 (PR #21641, March 2026: trunk, cherry-picked to 4.2): the group coordinator's load of this partition throws at this record (GroupMetadataManager.getOrMaybeCreatePersistedStreamsGroup: \"Group … is not a streams group\"): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-20254 load it: the simple classic group, which has no record of its own, is replaced by the streams group (as getOrMaybeCreatePersistedConsumerGroup always did). Kafka 3.x's own coordinator (GroupMetadataManager.readMessageKey) throws at the first record of a key version above 2 before KAFKA-14869 (3.0.0–3.4.0) and skips streams group records since (3.4.1, 3.5.0 and later); a 3.6–3.9 broker may run the new group coordinator instead (its configuration's choice)";
 
 /// What the coordinators do with a share group record for a group (or member) the load
 /// does not hold yet, before and since KAFKA-19453 (`replay::share`).
-pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19453: &str = "Kafka 4.0.x (share groups in early access), before KAFKA-19453 (PR #20076 on trunk and #20100 on the 4.1 branch, July 2025: in 4.1.0 and later, never on the 4.0 branch): the group coordinator's load of this partition throws at this record (GroupMetadataManager.replay of the ShareGroup* record → getOrMaybeCreatePersistedShareGroup without creating, or ShareGroup.getOrMaybeCreateMember): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds (a tombstone goes once the cleaner drops it past delete.retention.ms). Releases with KAFKA-19453 load it: a tombstone of an unknown group or member is ignored, a value creates the group or member. Kafka ≤ 3.x's coordinator skips share group records";
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19453: &str = "Kafka 4.0.x (share groups in early access), before KAFKA-19453 (PR #20076 on trunk and #20100 on the 4.1 branch, July 2025: in 4.1.0 and later, never on the 4.0 branch): the group coordinator's load of this partition throws at this record (GroupMetadataManager.replay of the ShareGroup* record → getOrMaybeCreatePersistedShareGroup without creating, or ShareGroup.getOrMaybeCreateMember): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds (a tombstone goes once the cleaner drops it past delete.retention.ms). Releases with KAFKA-19453 load it: a tombstone of an unknown group or member is ignored, a value creates the group or member. Kafka 3.x's own coordinator (GroupMetadataManager.readMessageKey) throws at the first record of a key version above 2 before KAFKA-14869 (3.0.0–3.4.0) and skips share group records since (3.4.1, 3.5.0 and later); a 3.6–3.9 broker may run the new group coordinator instead (its configuration's choice)";
 
 /// What the coordinators do with a classic `consumer` group whose member's subscription
 /// bytes the consumer protocol's reader throws on, before and since KAFKA-20570
@@ -305,6 +308,7 @@ fn broker_text(a: &Anomaly) -> &'static str {
             LoadFailsIn::Kafka4BeforeKafka20254 => LOAD_THROWS_BEFORE_KAFKA_20254,
             LoadFailsIn::Kafka4BeforeKafka19453 => LOAD_THROWS_BEFORE_KAFKA_19453,
             LoadFailsIn::Kafka3And4BeforeKafka20570 => LOAD_THROWS_BEFORE_KAFKA_20570,
+            LoadFailsIn::Kafka3BeforeKafka14869 => LOAD_THROWS_3X,
         },
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>
@@ -406,6 +410,7 @@ mod tests {
             },
             load_fails: true,
             severity: None,
+            key_version: None,
         };
         let (s19453, s19862) = (
             Some(LoadFailsIn::Kafka4BeforeKafka19453),

@@ -18,11 +18,29 @@
 //!   (`GroupMetadata.computeSubscribedTopics`) throws too, from 3.3 on for the malformed
 //!   shapes earlier releases read as a buffer underflow (`evidence.fails_since`).
 //!
+//! * KAFKA-14869 (KIP-915's first part, apache/kafka PR #13511 of April 2023, and its second
+//!   part, PR #13526 / #13604): 3.4.1, 3.5.0 and later. It decides a 3.x release's own group
+//!   coordinator (the Scala `GroupMetadataManager.doLoadGroupsAndOffsets`), which reads key
+//!   versions 0–2 alone: before it (3.0.0–3.4.0; the backports to the 3.0–3.3 branches came
+//!   after their last releases) `readMessageKey` throws `IllegalStateException` at the first
+//!   record of another key version, and `readOffsetMessageValue` / `readGroupMessageValue` at
+//!   a value version above 3 (Kafka 4.1 and later write offset commits at version 4);
+//!   `loadGroupsAndOffsets` catches it and serves the partition with none of its groups.
+//!   With it the load skips those keys unread ("Unknown message key … Ignoring it") and
+//!   reads value version 4. The replay keeps that first record unreported
+//!   (`kafka_3_before_kafka_14869`, `replay::three`): a stated 3.0.0–3.4.0 makes it the
+//!   certain stop, and every failure a 4.x load meets at a record of key version 3 or more
+//!   (consumer, share, streams group records: `kafka_4` and the scopes before a 4.x fix)
+//!   is gone for a stated 3.0.0–3.5.x — the first release's load stopped at or before it,
+//!   the second's skips it.
+//!
 //! Where the stated release alone does not settle it the finding keeps its scoped wording:
-//! a release before 4.0 for the records only 4.x coordinators replay (consumer, share and
-//! streams groups: whether a ≤ 3.x load skips their key types depends on the 3.x release),
-//! a release before 4.1 for streams groups (4.1 brought them), a release before 3.0 for a
-//! classic group's subscription.
+//! 3.6.0–3.9.x for the records only 4.x coordinators replay (those releases can run the new
+//! group coordinator instead of the Scala one, `group.coordinator.new.enable` or the
+//! `consumer` rebalance protocol enabled: the broker's configuration decides, and the new
+//! one replays consumer group records), a release before 4.1 for streams groups (4.1
+//! brought them), a release before 3.0 for a classic group's subscription and for
+//! KAFKA-14869's stop.
 
 use super::replay::Anomaly;
 use crate::finding::evidence::{self, LoadFailsIn, LoadJoint, ReleaseJoint, ScopeJoint};
@@ -38,6 +56,7 @@ pub(crate) fn fix_of(s: LoadFailsIn) -> Option<&'static str> {
         LoadFailsIn::Kafka4BeforeKafka19862 => Some("KAFKA-19862"),
         LoadFailsIn::Kafka4BeforeKafka20254 => Some("KAFKA-20254"),
         LoadFailsIn::Kafka3And4BeforeKafka20570 => Some("KAFKA-20570"),
+        LoadFailsIn::Kafka3BeforeKafka14869 => Some("KAFKA-14869"),
     }
 }
 
@@ -55,7 +74,47 @@ fn has_fix(s: LoadFailsIn, v: V) -> bool {
             (4, 2 | 3) => v.2 >= 2,
             _ => v >= V(4, 4, 0),
         },
+        LoadFailsIn::Kafka3BeforeKafka14869 => v >= KAFKA_14869,
     }
+}
+
+/// The first release with KAFKA-14869 (3.4.1; 3.5.0 and later): its own group coordinator
+/// skips the keys of versions other than 0–2 and reads value version 4.
+const KAFKA_14869: V = V(3, 4, 1);
+
+/// The first release that can run the new group coordinator (`group.coordinator.new.enable`
+/// in 3.6.0; in 3.7–3.9 also a `group.coordinator.rebalance.protocols` with `consumer`):
+/// which coordinator loads the partition is the broker's configuration's choice.
+const NEW_COORDINATOR: V = V(3, 6, 0);
+
+/// Whether `a` is a record a 4.x load throws on whose key version (3 or more: consumer,
+/// share or streams group records) a 3.x release's own coordinator never replays: before
+/// KAFKA-14869 its load throws at the first such record at the latest (the
+/// `kafka_3_before_kafka_14869` stop, at or before it), since then it skips them.
+fn skipped_by_3x(a: &Anomaly) -> bool {
+    a.load_fails && a.key_version.is_some_and(|k| !(0..=2).contains(&k))
+}
+
+/// Whether `a` is the first record a 3.x load before KAFKA-14869 throws on (`replay::three`).
+fn is_3x_stop(a: &Anomaly) -> bool {
+    a.kind == super::replay::AnomalyKind::LoadFailure
+        && evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in
+            == LoadFailsIn::Kafka3BeforeKafka14869
+}
+
+/// What the load of release `v` does with the record of `a`: `Some(true)` it throws,
+/// `Some(false)` it goes past it (loads or skips it, or stopped before it), `None` the
+/// release alone does not say (or there is nothing to decide): [`throws_in`], and for a
+/// 3.x release with the Scala coordinator alone (before 3.6.0) the records of key versions
+/// it does not replay.
+fn decide(a: &Anomaly, v: V) -> Option<bool> {
+    if is_3x_stop(a) {
+        return (v >= V(3, 0, 0)).then_some(!has_fix(LoadFailsIn::Kafka3BeforeKafka14869, v));
+    }
+    if (V(3, 0, 0)..NEW_COORDINATOR).contains(&v) && skipped_by_3x(a) {
+        return Some(false);
+    }
+    throws_in(a, v)
 }
 
 /// Whether the load of release `v` throws on the record of `a`: `Some(true)` it does,
@@ -89,18 +148,19 @@ pub(crate) fn for_release(anomalies: &[Anomaly], v: Option<V>) -> Cow<'_, [Anoma
     let Some(v) = v else {
         return Cow::Borrowed(anomalies);
     };
-    if anomalies.iter().all(|a| throws_in(a, v).is_none()) {
+    if anomalies.iter().all(|a| decide(a, v).is_none()) {
         return Cow::Borrowed(anomalies);
     }
     let mut out = Vec::with_capacity(anomalies.len());
     for a in anomalies {
-        match throws_in(a, v) {
+        match decide(a, v) {
             None => out.push(a.clone()),
             Some(false) => {}
             Some(true) => {
                 let s = evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in;
                 let fix = fix_of(s).unwrap_or_default();
                 let mut a = a.clone();
+                a.load_fails = true;
                 a.message = format!(
                     "{} — Kafka {v}, the release given (--broker-version), is one without {fix}: its load throws at this record",
                     a.message
@@ -157,5 +217,51 @@ mod tests {
         );
         let s19453 = LoadFailsIn::Kafka4BeforeKafka19453;
         assert_eq!(fixed(s19453, &[V(4, 0, 9), V(4, 1, 0)]), [false, true]);
+        let s14869 = LoadFailsIn::Kafka3BeforeKafka14869;
+        assert_eq!(
+            fixed(s14869, &[V(3, 3, 2), V(3, 4, 0), V(3, 4, 1), V(3, 5, 0)]),
+            [false, false, true, true]
+        );
+    }
+
+    /// A 4.x failure at a record of key version 3 or more: gone for 3.0.0–3.5.x (stopped
+    /// before, or skipped), kept for 3.6+ (the new coordinator may be configured) and before
+    /// 3.0; the 3.x stop is certain for 3.0.0–3.4.0 alone, dropped from 3.4.1 on.
+    #[test]
+    fn three_x_releases() {
+        use crate::partition::groups::replay::AnomalyKind;
+        let a = |key_version: i16, load_fails: bool, ev: serde_json::Value| Anomaly {
+            kind: AnomalyKind::LoadFailure,
+            group: None,
+            offset: 0,
+            position: 0,
+            segment: String::new(),
+            message: String::new(),
+            evidence: ev,
+            load_fails,
+            severity: None,
+            key_version: Some(key_version),
+        };
+        let plain = a(3, true, serde_json::json!({}));
+        let stop = a(
+            3,
+            false,
+            serde_json::json!({"load_fails_in": "kafka_3_before_kafka_14869"}),
+        );
+        let classic = a(2, true, serde_json::json!({}));
+        let at = |a: &Anomaly, v: &[V]| v.iter().map(|v| decide(a, *v)).collect::<Vec<_>>();
+        let vs = [
+            V(2, 8, 0),
+            V(3, 0, 0),
+            V(3, 4, 0),
+            V(3, 4, 1),
+            V(3, 5, 9),
+            V(3, 6, 0),
+            V(4, 0, 0),
+        ];
+        let (n, t, f) = (None, Some(true), Some(false));
+        assert_eq!(at(&plain, &vs), [n, f, f, f, f, n, n]);
+        assert_eq!(at(&stop, &vs), [n, t, t, f, f, f, f]);
+        assert_eq!(at(&classic, &vs), [n; 7]);
     }
 }

@@ -48,6 +48,12 @@ mod idempotent;
 mod offsets;
 mod owners;
 mod share;
+mod three;
+
+/// The key version (record type) of a record's key: its first two bytes.
+pub(crate) fn key_version(key: &[u8]) -> Option<i16> {
+    Some(i16::from_be_bytes(key.get(..2)?.try_into().ok()?))
+}
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);
@@ -74,6 +80,9 @@ pub struct Replay {
     /// Whether a share group state partition metadata record (type 15) was read: only 4.1+
     /// coordinators write one, so no 4.0 load is in question (`replay::share`).
     share_state_seen: bool,
+    /// Whether the first record a 3.x load before KAFKA-14869 throws on was met
+    /// (`replay::three`).
+    before_14869_seen: bool,
     /// Records read, and records of types a 4.x loader skips (no schema, or retired).
     pub records: u64,
     pub skipped_types: BTreeMap<i16, u64>,
@@ -112,12 +121,14 @@ impl Replay {
             evidence,
             load_fails,
             severity: None,
+            key_version: at.key.and_then(key_version),
         });
     }
 
     /// Replay one record.
     pub fn record(&mut self, at: Input<'_>) {
         self.records += 1;
+        self.before_kafka_14869(&at);
         // Retired types (9, 18: removed in 4.1, skipped as unknown by the loader) and one
         // never released (24) are skipped by their key's type alone: the loader knows no
         // schema for them (`UnknownRecordTypeException`, logged and ignored by

@@ -18,7 +18,7 @@ use super::*;
 
 const SG: &str = "share-app";
 
-fn share_member(group: &str, m: &str) -> Spec {
+pub(crate) fn share_member(group: &str, m: &str) -> Spec {
     (
         10,
         gm(group, m),

@@ -101,6 +101,7 @@ impl Replay {
                 }),
                 load_fails: false,
                 severity: None,
+                key_version: None,
             });
         }
         found.sort_by_key(|a| a.offset);
