@@ -119,7 +119,7 @@ impl OffsetsCheck {
                 )
                 .offset(offset)
                 .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
-                .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
+                .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"; Kafka 4.x, and 3.x from 3.4.1 and 3.5.0: KAFKA-14869), while Kafka 3.0.0-3.4.0 throw (\"Unknown group metadata message version\") and load none of the partition's groups (verify --broker-version decides); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
             );
         }
         if self.topic == format::groups::Topic::ShareGroupState
