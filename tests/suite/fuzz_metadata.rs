@@ -4,6 +4,7 @@
 //! metadata), mutated and cut, must never panic. Random bytes reach only the first checks;
 //! mutations of well-formed values reach every field's decoder.
 
+use crate::common::xorshift as rng;
 use klogscan::fuzzing;
 use klogscan::read::format::{Decompressor, Entries, batch_records};
 use proptest::prelude::*;
@@ -15,17 +16,6 @@ proptest! {
     #[test]
     fn metadata_random(data in proptest::collection::vec(any::<u8>(), 0..512)) {
         fuzzing::metadata(&data);
-    }
-}
-
-/// A xorshift generator (the mutations are the same on every run).
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
     }
 }
 

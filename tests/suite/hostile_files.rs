@@ -8,23 +8,13 @@
 //! `dump` meet them: findings or silence, never a panic.
 #![cfg(feature = "testkit")]
 
+use crate::common::xorshift as rng;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::testkit::files::{
     AbortedTxn, LogDirBuilder, SnapshotEntry, encode_snapshot, encode_txn_index,
 };
 use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
 use std::path::{Path, PathBuf};
-
-/// A xorshift generator (the same files on every run).
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
 
 /// `orders-0`: idempotent and transactional producers (7 and 9) over three segments, one
 /// aborted transaction, one left open: offsets 0–39.

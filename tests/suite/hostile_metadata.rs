@@ -9,6 +9,7 @@
 #![cfg(feature = "testkit")]
 
 use crate::common::kraft::{T0, broker, topic};
+use crate::common::xorshift as rng;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::metadata::{MetaRecord, decode_record};
 use klogscan::read::format::{Decompressor, Entries, batch_records};
@@ -109,17 +110,6 @@ fn write(root: &Path, values: &[Vec<u8>]) -> Vec<PathBuf> {
     }
     m.write(&ld2).unwrap();
     vec![ld1, ld2]
-}
-
-/// A xorshift generator (the same mutations on every run).
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
 }
 
 /// Mutate `v` in place: a few bytes past the frame (the frame's three bytes stay, so the

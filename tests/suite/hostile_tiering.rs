@@ -7,21 +7,11 @@
 //! the second).
 #![cfg(feature = "testkit")]
 
+use crate::common::xorshift as rng;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::testkit::remote_log::{
     RemoteSegment, TieredLog, encode_segment_metadata, encode_segment_update,
 };
-
-/// A xorshift generator (the same histories on every run).
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
 
 fn edge_i64(next: &mut impl FnMut() -> u64) -> i64 {
     [-1, 0, 5, 9, 10, 19, 20, 39, 1 << 40, i64::MAX, i64::MIN][(next() % 11) as usize]

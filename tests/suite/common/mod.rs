@@ -111,3 +111,15 @@ pub fn group_and_orders_metadata(logs: &std::path::Path) {
     ]);
     m.write(logs).unwrap();
 }
+
+/// A xorshift generator from `seed` (not 0): the same numbers on every run, for the
+/// campaigns whose inputs must be reproducible from the test alone.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}

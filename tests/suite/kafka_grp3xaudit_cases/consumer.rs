@@ -2,7 +2,7 @@
 //! consumer group is in after its records are replayed, its members, subscriptions, regular
 //! expressions and its deletion's tombstones.
 
-use super::kafka_state;
+use super::{G, coord, kafka_state, loaded};
 use crate::kafka_groupaudit_cases::{
     BAR_ID, Coord, FOO_ID, current, g, gm, group_epoch, member, target, target_epoch, tombstone,
 };
@@ -10,19 +10,9 @@ use klogscan::finding::Kind;
 use klogscan::testkit::group_scenarios::Spec;
 use serde_json::json;
 
-const G: &str = "foo";
 /// `MemberState` (modern consumer groups): STABLE 0, UNREVOKED_PARTITIONS 1.
 const STABLE: i8 = 0;
 const UNREVOKED: i8 = 1;
-
-/// `recs` as one batch each in `G`'s partition.
-fn coord(recs: &[Spec]) -> Coord {
-    let mut c = Coord::new();
-    for r in recs {
-        c.batch(G, vec![r.clone()]);
-    }
-    c
-}
 
 /// Member metadata (type 5) of `m` with its own subscription and static instance id.
 fn member_with(m: &str, topics: &[&str], instance: Option<&str>) -> Spec {
@@ -407,9 +397,7 @@ fn dynamic_and_static_members() {
         group_epoch(G, 1),
     ];
     let members = |recs: &[Spec]| -> Vec<(String, Option<String>, Vec<String>)> {
-        let l = coord(recs).load();
-        l.assert_no_group_finding();
-        (l.group(G).members.values())
+        (loaded(recs).members.values())
             .map(|m| {
                 (
                     m.member_id.clone(),

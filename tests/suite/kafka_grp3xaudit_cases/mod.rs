@@ -25,7 +25,28 @@ mod release;
 mod share;
 mod streams;
 
+use crate::kafka_groupaudit_cases::Coord;
 use klogscan::partition::groups::{Group, GroupType};
+use klogscan::testkit::group_scenarios::Spec;
+
+/// The group the model cases replay.
+pub(crate) const G: &str = "foo";
+
+/// `recs` as one batch each in `G`'s partition.
+pub(crate) fn coord(recs: &[Spec]) -> Coord {
+    let mut c = Coord::new();
+    for r in recs {
+        c.batch(G, vec![r.clone()]);
+    }
+    c
+}
+
+/// `G` as the load leaves it after `recs`, which give no group finding.
+pub(crate) fn loaded(recs: &[Spec]) -> Group {
+    let l = coord(recs).load();
+    l.assert_no_group_finding();
+    l.group(G).clone()
+}
 
 /// Kafka's state of a consumer, share or streams group after its records are replayed
 /// (`ConsumerGroup`/`ShareGroup`/`StreamsGroup.maybeUpdateGroupState`), from what

@@ -2,8 +2,8 @@
 //! group is in after its records are replayed, its topology epoch, its KIP-1331 description
 //! epochs and its deletion's tombstones.
 
-use super::kafka_state;
-use crate::kafka_groupaudit_cases::{Coord, g, gm, tombstone};
+use super::{G, coord, kafka_state, loaded};
+use crate::kafka_groupaudit_cases::{g, gm, tombstone};
 use crate::kafka_streams_cases::{
     STABLE, current, leave, member, meta, target, target_epoch, topology,
 };
@@ -11,18 +11,8 @@ use klogscan::finding::Kind;
 use klogscan::testkit::group_scenarios::Spec;
 use serde_json::json;
 
-const G: &str = "foo";
-
 /// `MemberState` (streams): UNREVOKED_TASKS 2.
 const UNREVOKED: i8 = 2;
-
-fn coord(recs: &[Spec]) -> Coord {
-    let mut c = Coord::new();
-    for r in recs {
-        c.batch(G, vec![r.clone()]);
-    }
-    c
-}
 
 /// `testGroupState`: member1 at epoch 2 and the group at 2, no topology (NotReady); the
 /// topology (Assigning); member2 and the group at 3 (Assigning); the target assignment at 3
@@ -208,9 +198,7 @@ fn dynamic_and_static_members() {
         meta(G, 1),
     ];
     let members = |recs: &[Spec]| -> Vec<(String, Option<String>, Option<String>)> {
-        let l = coord(recs).load();
-        l.assert_no_group_finding();
-        (l.group(G).members.values())
+        (loaded(recs).members.values())
             .map(|m| {
                 (
                     m.member_id.clone(),
