@@ -153,6 +153,10 @@ pub enum LoadFailsIn {
     /// unreported otherwise (`load_fails` false until that release decides it).
     #[serde(rename = "kafka_3_before_kafka_14869")]
     Kafka3BeforeKafka14869,
+    /// Kafka 4.2's and later's: a field 4.1 does not read (a streams group metadata value's
+    /// `LastAssignmentConfigs`); 4.0 and 4.1 load the record.
+    #[serde(rename = "kafka_4_since_4_2")]
+    Kafka4Since42,
 }
 
 /// [`LoadFailsIn`] as the evidence carries it.

@@ -155,6 +155,7 @@ mod kafka_share_coordinator_cases;
 mod kafka_share_state_metadata_cases;
 mod kafka_shareaudit_cases;
 mod kafka_small_file_cases;
+mod kafka_streams_assignment_configs_cases;
 mod kafka_streams_cases;
 mod kafka_tcaudit_cases;
 mod kafka_tools_command_cases;

@@ -51,7 +51,7 @@ use std::borrow::Cow;
 /// of every release, `kafka_4` or `kafka_3_and_4`).
 pub(crate) fn fix_of(s: LoadFailsIn) -> Option<&'static str> {
     match s {
-        LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 => None,
+        LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 | LoadFailsIn::Kafka4Since42 => None,
         LoadFailsIn::Kafka4BeforeKafka19453 => Some("KAFKA-19453"),
         LoadFailsIn::Kafka4BeforeKafka19862 => Some("KAFKA-19862"),
         LoadFailsIn::Kafka4BeforeKafka20254 => Some("KAFKA-20254"),
@@ -63,7 +63,7 @@ pub(crate) fn fix_of(s: LoadFailsIn) -> Option<&'static str> {
 /// Whether release `v` carries the fix of scope `s` (see the module's list).
 fn has_fix(s: LoadFailsIn, v: V) -> bool {
     match s {
-        LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 => false,
+        LoadFailsIn::Kafka4 | LoadFailsIn::Kafka3And4 | LoadFailsIn::Kafka4Since42 => false,
         LoadFailsIn::Kafka4BeforeKafka19453 => v >= V(4, 1, 0),
         LoadFailsIn::Kafka4BeforeKafka19862 => match (v.0, v.1) {
             (4, 0 | 1) => v.2 >= 2,
@@ -77,6 +77,10 @@ fn has_fix(s: LoadFailsIn, v: V) -> bool {
         LoadFailsIn::Kafka3BeforeKafka14869 => v >= KAFKA_14869,
     }
 }
+
+/// The first release whose load reads a streams group metadata value's
+/// `LastAssignmentConfigs` (`kafka_4_since_4_2`).
+const SINCE_4_2: V = V(4, 2, 0);
 
 /// The first release with KAFKA-14869 (3.4.1; 3.5.0 and later): its own group coordinator
 /// skips the keys of versions other than 0–2 and reads value version 4.
@@ -125,6 +129,11 @@ pub(crate) fn throws_in(a: &Anomaly, v: V) -> Option<bool> {
         return None;
     }
     let s = evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in;
+    if s == LoadFailsIn::Kafka4Since42 {
+        // 4.0 (no streams groups) and 4.1 (the field unread) load it; a 3.x release is
+        // `decide`'s.
+        return (v >= V(4, 0, 0)).then_some(v >= SINCE_4_2);
+    }
     fix_of(s)?;
     let scope = evidence::read_value::<ScopeJoint>(&a.evidence);
     let streams = scope.group_type.as_deref() == Some("streams");
@@ -158,11 +167,14 @@ pub(crate) fn for_release(anomalies: &[Anomaly], v: Option<V>) -> Cow<'_, [Anoma
             Some(false) => {}
             Some(true) => {
                 let s = evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in;
-                let fix = fix_of(s).unwrap_or_default();
+                let why = match fix_of(s) {
+                    Some(fix) => format!("is one without {fix}"),
+                    None => "is one that reads the field".to_string(),
+                };
                 let mut a = a.clone();
                 a.load_fails = true;
                 a.message = format!(
-                    "{} — Kafka {v}, the release given (--broker-version), is one without {fix}: its load throws at this record",
+                    "{} — Kafka {v}, the release given (--broker-version), {why}: its load throws at this record",
                     a.message
                 );
                 let broker_version = Some(v.to_string());

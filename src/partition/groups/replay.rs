@@ -44,6 +44,7 @@ pub struct Input<'a> {
 pub use crate::partition::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
 
 mod classic;
+mod duplicates;
 mod idempotent;
 mod offsets;
 mod owners;
@@ -406,6 +407,7 @@ impl Replay {
             }
             d.stored = stored;
             d.failed = v.int("FailedDescriptionTopologyEpoch") as i32;
+            self.streams_config_duplicates(at, group, v);
         }
     }
 

@@ -34,7 +34,6 @@ use super::super::model::GroupType;
 use super::{AnomalyKind, Input, Replay};
 use crate::finding::evidence::{self, LoadFailsIn, LoadJoint};
 use crate::read::format::groups::{CONSUMER_OFFSETS, StructVal};
-use base64::Engine;
 use serde_json::json;
 
 impl Replay {
@@ -109,42 +108,5 @@ impl Replay {
             return;
         }
         self.anomalies.retain(|a| !a.fails_only_in_kafka_4_0());
-    }
-
-    /// `GroupMetadataManager.replay(ShareGroupStatePartitionMetadataKey, …Value)` (4.1 and
-    /// later, read on the 4.1–4.4 branches of August 2026) collects the value's
-    /// `InitializingTopics`, then its `InitializedTopics`, each into a map by topic id with
-    /// `Collectors.toMap` and no merge function: a topic id twice in one list throws
-    /// `IllegalStateException` ("Duplicate key …"), which nothing in the load catches. The
-    /// coordinator writes these lists from maps (one entry a topic id), so only damaged or
-    /// hand-written bytes have the shape; the same id once in each list, or twice in
-    /// `DeletingTopics` (collected into a set), loads. A 4.0 coordinator throws on any type 15
-    /// (no replay case) and no ≤ 3.x one replays it: the failure is 4.x's (`kafka_4`).
-    pub(super) fn share_state_duplicates(
-        &mut self,
-        at: &Input<'_>,
-        group: &str,
-        v: &StructVal<'_>,
-    ) {
-        for list in ["InitializingTopics", "InitializedTopics"] {
-            let mut seen = std::collections::HashSet::new();
-            let dup = (v.items(list).iter())
-                .filter_map(|t| match t.as_struct()?.get("TopicId")? {
-                    crate::read::format::groups::Val::Uuid(u) => Some(*u),
-                    _ => None,
-                })
-                .find(|u| !seen.insert(*u));
-            let Some(u) = dup else { continue };
-            let id = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(u);
-            let msg = format!(
-                "share group state partition metadata record at offset {} lists topic id {id} twice in {list}: the coordinator's load throws (IllegalStateException: \"Duplicate key {id} (attempted merging values …)\", GroupMetadataManager.replay collects the list into a map by topic id)",
-                at.offset
-            );
-            let ev = json!({"group_id": group, "list": list, "topic_id": id,
-                            "kafka": "GroupMetadataManager.replay(ShareGroupStatePartitionMetadataKey, ShareGroupStatePartitionMetadataValue)"});
-            self.anomaly(AnomalyKind::LoadFailure, at, group, msg, ev, true);
-            // Kafka throws at the first list's duplicate: the second is never collected.
-            return;
-        }
     }
 }
