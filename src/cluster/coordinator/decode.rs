@@ -242,7 +242,7 @@ impl Walked<'_> {
     /// The copy replayed into the coordinator's model, each record decoded and replayed in
     /// turn (none is kept): `wanted` as [`Replay::new`]; `tail_read`: the copy's records
     /// were read to the end of its log ([`Replay::tail_not_read`]); `since_4_3`: its
-    /// coordinator skips a value of an unknown version ([`Replay::skip_unknown_value_versions`]).
+    /// coordinator runs Kafka 4.3 or later ([`Replay::loaded_by_kafka_4_3`]).
     pub(super) fn replay(
         self,
         partition: i32,
@@ -256,7 +256,7 @@ impl Walked<'_> {
                 r.tail_not_read();
             }
             if since_4_3 {
-                r.skip_unknown_value_versions();
+                r.loaded_by_kafka_4_3();
             }
             r
         })
@@ -381,7 +381,7 @@ pub fn replay_logs(
             let how = (
                 Some(wanted.clone()),
                 tail_read,
-                loads.skips_unknown_value_versions(path),
+                loads.loaded_by_kafka_4_3(path),
             );
             out.push(walked.replay(partition, origin(path), ref_time, how));
         },

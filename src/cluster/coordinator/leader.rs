@@ -43,7 +43,7 @@ pub struct LeaderCopies {
     /// no coordinator's state.
     unloaded: BTreeSet<String>,
     /// The copies (live or not) whose cluster is known to run Kafka 4.3 or later
-    /// ([`Self::skips_unknown_value_versions`]).
+    /// ([`Self::loaded_by_kafka_4_3`]).
     since_4_3: BTreeSet<String>,
 }
 
@@ -140,10 +140,10 @@ impl LeaderCopies {
         LeaderCopies::default().with_release(inv, opts, |_| false)
     }
 
-    /// Whether the coordinator that loads the copy at `path` skips a value of an unknown
-    /// version (`super::model::Replay::skip_unknown_value_versions`): its cluster is known
-    /// to run Kafka 4.3 or later ([`Self::with_release`]).
-    pub fn skips_unknown_value_versions(&self, path: &str) -> bool {
+    /// Whether the coordinator that loads the copy at `path` is known to run Kafka 4.3 or
+    /// later ([`Self::with_release`]): it skips a value of an unknown version and completes
+    /// a transaction at epoch 32767 (`super::model::Replay::loaded_by_kafka_4_3`).
+    pub fn loaded_by_kafka_4_3(&self, path: &str) -> bool {
         self.since_4_3.contains(path)
     }
 

@@ -66,11 +66,7 @@ impl CoordinatorView {
                 && let Some(walked) = walked(p)
             {
                 let path = p.path.display().to_string();
-                let how = (
-                    view_only(),
-                    true,
-                    leaders.skips_unknown_value_versions(&path),
-                );
+                let how = (view_only(), true, leaders.loaded_by_kafka_4_3(&path));
                 let m = walked.replay(tp.partition, origin(&path), 0, how);
                 view.absorb_as(&m, leaders.loads(&path));
             }
@@ -125,11 +121,7 @@ impl CoordinatorView {
                 Some(m) => view.absorb_as(m, m.leader_copy || !led.contains(&n)),
                 None => {
                     let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                    let how = (
-                        view_only(),
-                        true,
-                        release.skips_unknown_value_versions(&path),
-                    );
+                    let how = (view_only(), true, release.loaded_by_kafka_4_3(&path));
                     view.absorb(&walked.replay(n, origin(&path), 0, how))
                 }
             }

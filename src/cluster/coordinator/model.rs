@@ -281,7 +281,7 @@ pub struct Replay {
     /// The copy was read to its end (not cut by `--max-bytes`): what ends its log is known.
     tail_read: bool,
     /// The coordinator that loads the copy is Kafka 4.3 or later
-    /// ([`Self::skip_unknown_value_versions`]): it skips a value of an unknown version, and
+    /// ([`Self::loaded_by_kafka_4_3`]): it skips a value of an unknown version, and
     /// completes a transaction at epoch 32767 without overflowing it.
     since_kafka_4_3: bool,
 }
@@ -328,10 +328,10 @@ impl Replay {
     /// .loadTransactionMetadata` logs a warning for a value of a version it does not know
     /// and goes on, as for a key of another version; earlier releases' reader throws
     /// ("Unknown version … from the transaction log message value") and the load stops
-    /// there. Set only where the release is known (`LeaderCopies::skips_unknown_value_versions`).
+    /// there. Set only where the release is known (`LeaderCopies::loaded_by_kafka_4_3`).
     /// The same releases carry KAFKA-20090: no producer is stuck at epoch 32767 there
     /// ([`Self::finish`]).
-    pub fn skip_unknown_value_versions(&mut self) {
+    pub fn loaded_by_kafka_4_3(&mut self) {
         self.since_kafka_4_3 = true;
         self.model.history.skip_unknown_value_versions();
     }

@@ -273,7 +273,7 @@ pub enum RecordProblem {
     Value(String),
     /// A value of a version the reader does not know (outside 0–1), with the reader's
     /// message: the load fails on it before Kafka 4.3, and skips it since
-    /// (`TransactionLog.read`'s `UnknownValueVersion`; see `Replay::skip_unknown_value_versions`).
+    /// (`TransactionLog.read`'s `UnknownValueVersion`; see `Replay::loaded_by_kafka_4_3`).
     ValueVersion { version: i16, error: String },
 }
 

@@ -134,9 +134,7 @@ impl Replay {
         // never released (24) are skipped by their key's type alone: the loader knows no
         // schema for them (`UnknownRecordTypeException`, logged and ignored by
         // `CoordinatorLoaderImpl`), so bytes that fit no schema of klogscan's fail nothing.
-        if let Some(t) = at.key.and_then(|k| k.get(..2))
-            && let id @ (9 | 18 | 24) = i16::from_be_bytes([t[0], t[1]])
-        {
+        if let Some(id @ (9 | 18 | 24)) = at.key.and_then(key_version) {
             *self.skipped_types.entry(id).or_default() += 1;
             return;
         }

@@ -54,10 +54,8 @@ impl Replay {
                 (message, ev)
             }
             _ => {
-                let name = CONSUMER_OFFSETS
-                    .iter()
-                    .find(|x| x.id == k)
-                    .map_or("unknown", |x| x.name());
+                let name =
+                    groups::schema::lookup(CONSUMER_OFFSETS, k).map_or("unknown", |x| x.name());
                 let kafka_message = format!("Unknown group metadata message version: {k}");
                 let message = format!(
                     "record at offset {} has key version {k} ({name}), a record type Kafka 3.x's own group coordinator does not replay: before KAFKA-14869 (3.0.0–3.4.0) its load throws on it (GroupMetadataManager.readMessageKey: \"{kafka_message}\"); 3.4.1, 3.5.0 and later skip it",
